@@ -1,0 +1,326 @@
+"""The data model: what a tool, a parameter, a prompt and a call result are.
+
+Everything here is a frozen, keyword-only dataclass with no I/O. Declarations
+(:class:`ParamDescriptor`, :class:`ToolSpec`, :class:`PromptSpec`) are pure
+data; turning them into JSON Schema lives in :mod:`engine.schema`, checking
+and binding arguments in :mod:`engine.binding`, running them in
+:mod:`engine.calls`. Manifests and code build exactly these objects.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal, TypeAlias
+
+from engine.diagnostics import SourceLocation
+from engine.errors import RegistrationError
+
+__all__ = [
+    "INJECTABLE",
+    "JSON_TYPES",
+    "MISSING",
+    "TYPE_ALIASES",
+    "ErrorKind",
+    "Param",
+    "ParamDescriptor",
+    "PromptSpec",
+    "ResultSpec",
+    "ToolContext",
+    "ToolError",
+    "ToolResult",
+    "ToolSpec",
+    "normalize_type",
+]
+
+
+class _Missing:
+    """Sentinel for "no default declared" (``None`` is a legitimate default)."""
+
+    _instance: _Missing | None = None
+
+    def __new__(cls) -> _Missing:
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "MISSING"
+
+    def __bool__(self) -> bool:
+        return False
+
+    def __reduce__(self) -> str:
+        return "MISSING"
+
+
+MISSING: Any = _Missing()
+"""The default of :attr:`ParamDescriptor.default`: no default was declared."""
+
+JSON_TYPES: tuple[str, ...] = (
+    "string", "integer", "number", "boolean", "array", "object", "null",
+)
+"""The JSON Schema type names."""
+
+TYPE_ALIASES: Mapping[str, str] = {
+    "str": "string", "text": "string",
+    "int": "integer", "long": "integer",
+    "float": "number", "double": "number", "decimal": "number",
+    "bool": "boolean",
+    "list": "array", "tuple": "array", "set": "array",
+    "dict": "object", "map": "object", "mapping": "object",
+    "none": "null", "nonetype": "null",
+}
+"""Type names people write in the wild, mapped to JSON Schema types.
+
+``any`` (no type constraint) is handled apart: it normalises to ``"any"``.
+"""
+
+INJECTABLE: tuple[str, ...] = ("call_id", "config", "context", "project_dir", "tool_name")
+"""What :attr:`ParamDescriptor.inject` may name; injected values never reach a schema."""
+
+ErrorKind: TypeAlias = Literal[
+    "unknown_tool", "invalid_arguments", "execution_error", "timeout", "denied",
+]
+
+
+def normalize_type(value: str | Sequence[str]) -> str | tuple[str, ...]:
+    """Map a declared type (or list of types) to canonical JSON Schema names.
+
+    ``"int"`` -> ``"integer"``; ``["str", "null"]`` -> ``("string", "null")``;
+    ``"any"`` -> ``"any"``. Unknown names raise :class:`RegistrationError`
+    listing what is allowed, so a typo never turns into a silent ``string``.
+    """
+    if isinstance(value, str):
+        name = value.strip().lower()
+        if name in ("any", "*"):
+            return "any"
+        if name in JSON_TYPES:
+            return name
+        if name in TYPE_ALIASES:
+            return TYPE_ALIASES[name]
+        allowed = ", ".join((*JSON_TYPES, "any", *sorted(TYPE_ALIASES)))
+        raise RegistrationError(
+            f"unknown type {value!r}; use one of: {allowed}", code="TD101",
+        )
+    names: list[str] = []
+    for item in value:
+        one = normalize_type(item)
+        if one == "any":
+            return "any"
+        for part in (one,) if isinstance(one, str) else one:
+            if part not in names:
+                names.append(part)
+    if not names:
+        raise RegistrationError("an empty type list allows nothing", code="TD101")
+    return names[0] if len(names) == 1 else tuple(names)
+
+
+@dataclass(frozen=True, kw_only=True)
+class ResultSpec:
+    """How a handler's return value is shaped before it goes back to the model."""
+
+    select: str | None = None
+    """JMESPath expression applied to the return value (compiled at registration)."""
+    format: Literal["text", "json"] | None = None
+    """``json`` always serialises (even strings); ``text`` sends strings as-is."""
+    max_chars: int | None = None
+    """Longer results are truncated with a marker so one call cannot flood the context."""
+
+
+@dataclass(frozen=True)
+class ParamDescriptor:
+    """One parameter of a tool or prompt: a name, a type and constraints.
+
+    The first four positional fields follow the seed's
+    ``ParamDescriptor(name, type, required, description)``. A declared
+    ``default`` makes the parameter optional; ``required=False`` without a
+    default leaves the value to the handler's own default. String defaults
+    may reference earlier parameters (``"${path}.bak"``).
+    """
+
+    name: str
+    type: str | tuple[str, ...] = "string"
+    """JSON Schema type, an alias (``int``, ``list`` ...), ``any``, or a list of them."""
+    required: bool = True
+    description: str = ""
+    default: Any = field(default=MISSING, kw_only=True)
+    enum: tuple[Any, ...] | None = field(default=None, kw_only=True)
+    items: ParamDescriptor | None = field(default=None, kw_only=True)
+    """Element descriptor for arrays; a type name string is accepted and wrapped."""
+    properties: tuple[ParamDescriptor, ...] | None = field(default=None, kw_only=True)
+    """Nested descriptors for objects; a ``{name: type-or-descriptor}`` mapping is accepted."""
+    minimum: float | None = field(default=None, kw_only=True)
+    maximum: float | None = field(default=None, kw_only=True)
+    min_length: int | None = field(default=None, kw_only=True)
+    max_length: int | None = field(default=None, kw_only=True)
+    min_items: int | None = field(default=None, kw_only=True)
+    max_items: int | None = field(default=None, kw_only=True)
+    pattern: str | None = field(default=None, kw_only=True)
+    format: str | None = field(default=None, kw_only=True)
+    schema: Mapping[str, Any] | None = field(default=None, kw_only=True)
+    """A raw JSON Schema fragment for what descriptors cannot express; it wins."""
+    inject: str | None = field(default=None, kw_only=True)
+    """Fill this parameter from the call context instead of the model (see INJECTABLE)."""
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not self.name:
+            raise RegistrationError("a parameter needs a non-empty string name", code="TD102")
+        where = {"param": self.name}
+        set_ = object.__setattr__
+        if self.schema is not None:
+            if not isinstance(self.schema, Mapping):
+                raise RegistrationError(
+                    f"parameter {self.name!r}: schema= must be a mapping", code="TD104", **where,
+                )
+            declared = self.schema.get("type")
+            set_(self, "type", "any" if declared is None else _normalize(declared, self.name))
+        else:
+            set_(self, "type", _normalize(self.type, self.name))
+        if self.default is not MISSING:
+            set_(self, "required", False)
+        if self.enum is not None:
+            set_(self, "enum", tuple(self.enum))
+        if isinstance(self.items, str | list | tuple):
+            set_(self, "items", ParamDescriptor("items", self.items))
+        if self.properties is not None:
+            set_(self, "properties", _as_descriptors(self.properties))
+        if self.inject is not None and self.inject not in INJECTABLE:
+            raise RegistrationError(
+                f"parameter {self.name!r}: inject={self.inject!r} is not one of "
+                f"{', '.join(INJECTABLE)}", code="TD105", **where,
+            )
+        if self.name == "project_dir" and self.inject is None:
+            set_(self, "inject", "project_dir")
+
+    @property
+    def types(self) -> tuple[str, ...]:
+        """The JSON types as a tuple; empty means any type."""
+        if self.type == "any":
+            return ()
+        return (self.type,) if isinstance(self.type, str) else self.type
+
+    @property
+    def has_default(self) -> bool:
+        return self.default is not MISSING
+
+
+Param = ParamDescriptor
+"""Short alias for :class:`ParamDescriptor`."""
+
+
+def _normalize(value: Any, param: str) -> str | tuple[str, ...]:
+    try:
+        return normalize_type(value)
+    except RegistrationError as exc:
+        raise RegistrationError(
+            f"parameter {param!r}: {exc.message}", param=param, code=exc.code,
+        ) from None
+
+
+def _as_descriptors(
+    value: Sequence[ParamDescriptor] | Mapping[str, Any],
+) -> tuple[ParamDescriptor, ...]:
+    if isinstance(value, Mapping):
+        out = []
+        for key, spec in value.items():
+            if isinstance(spec, ParamDescriptor):
+                out.append(spec if spec.name == key else _renamed(spec, key))
+            else:
+                out.append(ParamDescriptor(key, spec))
+        return tuple(out)
+    return tuple(value)
+
+
+def _renamed(spec: ParamDescriptor, name: str) -> ParamDescriptor:
+    from dataclasses import replace
+
+    return replace(spec, name=name)
+
+
+@dataclass(frozen=True, kw_only=True)
+class ToolSpec:
+    """A registered tool: what the model sees plus how tooldeck runs it."""
+
+    name: str
+    description: str
+    handler: Callable[..., Any]
+    params: tuple[ParamDescriptor, ...] = ()
+    input_schema: Mapping[str, Any] | None = None
+    """For external tools (MCP, hand-written schemas): the whole arguments schema.
+    When set, ``params`` is empty and the handler receives the arguments mapping."""
+    tags: tuple[str, ...] = ()
+    side_effects: bool = False
+    """The tool changes something outside (MCP destructiveHint); runs only after approval."""
+    idempotent: bool = False
+    return_direct: bool = False
+    """The result goes to the user instead of back to the model (Spring AI)."""
+    timeout: float | None = None
+    """Seconds; ``None`` uses the registry default."""
+    strict: bool | None = None
+    """Provider strict mode for exports; ``None`` lets the exporter decide."""
+    result: ResultSpec | None = None
+    lenient: bool | None = None
+    """Coerce near-miss arguments ("3" -> 3); ``None`` uses the registry setting."""
+    inline: bool = False
+    """Under ``acall``, run a sync handler on the event loop instead of a worker thread."""
+    bundle: str | None = None
+    origin: SourceLocation | None = None
+    """Where the tool was declared, for manifests."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class PromptSpec:
+    """A reusable prompt: a template or a handler that renders text for a role."""
+
+    name: str
+    description: str
+    role: Literal["assistant", "user"] = "assistant"
+    params: tuple[ParamDescriptor, ...] = ()
+    template: str | None = None
+    handler: Callable[..., Any] | None = None
+    tags: tuple[str, ...] = ()
+    bundle: str | None = None
+    origin: SourceLocation | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class ToolContext:
+    """What a handler may ask for besides the model's arguments.
+
+    Annotate a handler parameter with ``ToolContext`` to receive it.
+    """
+
+    tool_name: str
+    call_id: str
+    project_dir: Path | None
+    config: Mapping[str, Any]
+    extra: Mapping[str, Any] = field(default_factory=dict)
+    """The ``context=`` mapping the caller passed to ``call``."""
+
+
+@dataclass(frozen=True, slots=True)
+class ToolError:
+    """Why a call failed, in words for the model and as an exception for the caller."""
+
+    kind: ErrorKind
+    message: str
+    """Model-readable: what went wrong and what to send instead."""
+    exception: BaseException | None = None
+    """The original exception (kept so retry logic can tell an OSError from others)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ToolResult:
+    """The outcome of one call; ``text`` is what goes back to the model."""
+
+    ok: bool
+    text: str
+    value: Any = None
+    """What the handler returned (before serialisation), ``None`` on error."""
+    error: ToolError | None = None
+    tool_name: str = ""
+    call_id: str = ""
+    return_direct: bool = False
+    attempts: int = 1
