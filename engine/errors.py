@@ -46,7 +46,11 @@ class RegistrationError(ToolDeckError, ValueError):
     """
 
     def __init__(
-        self, message: str, *, tool_name: str | None = None, param: str | None = None,
+        self,
+        message: str,
+        *,
+        tool_name: str | None = None,
+        param: str | None = None,
         code: str = "TD100",
     ) -> None:
         super().__init__(message)

@@ -1,0 +1,69 @@
+"""tooldeck: declare the tools an LLM may call, validate and call them, export them.
+
+The programmatic registry is the core; YAML manifests compile into exactly
+the same calls. ``import engine`` stays light: openai, mcp and watchfiles are
+imported only by the leaf modules that need them.
+
+    >>> from engine import ToolRegistry, Param
+    >>> registry = ToolRegistry()
+    >>> def greet(name: str) -> str:
+    ...     return f"Hello, {name}!"
+    >>> _ = registry.add_tool("greet", "Greet someone by name.", greet,
+    ...                       Param("name", "string", True, "Who to greet"))
+    >>> registry.call("greet", '{"name": "Ada"}').text
+    'Hello, Ada!'
+"""
+
+from engine.diagnostics import Diagnostic, Severity, SourceLocation
+from engine.errors import (
+    DuplicateToolError,
+    ManifestError,
+    RegistrationError,
+    ToolCallError,
+    ToolDeckError,
+)
+from engine.model import (
+    MISSING,
+    ErrorKind,
+    Param,
+    ParamDescriptor,
+    PromptSpec,
+    ResultSpec,
+    ToolContext,
+    ToolError,
+    ToolResult,
+    ToolSpec,
+)
+from engine.names import is_provider_safe, safe_name
+from engine.prompts import PromptMessage
+from engine.registry import RegistryChange, ToolRegistry
+from engine.schema import tool_input_schema
+
+__all__ = [
+    "MISSING",
+    "Diagnostic",
+    "DuplicateToolError",
+    "ErrorKind",
+    "ManifestError",
+    "Param",
+    "ParamDescriptor",
+    "PromptMessage",
+    "PromptSpec",
+    "RegistrationError",
+    "RegistryChange",
+    "ResultSpec",
+    "Severity",
+    "SourceLocation",
+    "ToolCallError",
+    "ToolContext",
+    "ToolDeckError",
+    "ToolError",
+    "ToolRegistry",
+    "ToolResult",
+    "ToolSpec",
+    "is_provider_safe",
+    "safe_name",
+    "tool_input_schema",
+]
+
+__version__ = "0.1.0"

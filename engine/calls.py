@@ -1,0 +1,241 @@
+"""The call path: parse, validate, bind, run, serialise; never raise for tool failures.
+
+Each step that can fail turns the failure into a :class:`ToolResult` with a
+:class:`ToolError` whose message a model can act on. The fast path (valid
+JSON, valid arguments, sync handler, no shaping) does one dict lookup, one
+``json.loads``, one compiled check and one call; everything else is only
+paid for when used.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import difflib
+import itertools
+import json
+import threading
+from collections.abc import Callable, Iterable, Mapping
+from concurrent.futures import Executor
+from typing import Any
+
+from engine.binding import ArgumentError, CallEnv, MissingInjection, PreparedTool
+from engine.model import ErrorKind, ToolError, ToolResult
+from engine.results import UnserializableResult, to_text
+
+__all__ = [
+    "acall_prepared",
+    "call_prepared",
+    "error_result",
+    "new_call_id",
+    "parse_arguments",
+    "unknown_tool",
+]
+
+_ids = itertools.count(1)
+
+
+def new_call_id() -> str:
+    """A cheap process-unique id for calls the caller did not name."""
+    return f"call_{next(_ids)}"
+
+
+def error_result(
+    kind: ErrorKind,
+    message: str,
+    *,
+    tool_name: str,
+    call_id: str,
+    exception: BaseException | None = None,
+) -> ToolResult:
+    return ToolResult(
+        False,
+        f"Error ({kind}): {message}",
+        None,
+        ToolError(kind, message, exception),
+        tool_name,
+        call_id,
+    )
+
+
+def unknown_tool(name: str, available: Iterable[str], call_id: str) -> ToolResult:
+    """The seed blog's "tool X does not exist; available: ..." with close matches first."""
+    names = sorted(available)
+    close = difflib.get_close_matches(name, names, n=3, cutoff=0.6)
+    message = f"tool {name!r} does not exist."
+    if close:
+        message += f" Did you mean {', '.join(map(repr, close))}?"
+    if names:
+        shown = names[:50]
+        more = f" (and {len(names) - 50} more)" if len(names) > 50 else ""
+        message += f" Available tools: {', '.join(shown)}{more}."
+    else:
+        message += " No tools are registered."
+    return error_result("unknown_tool", message, tool_name=name, call_id=call_id)
+
+
+def parse_arguments(arguments: Any) -> dict[str, Any] | str:
+    """Arguments as a fresh dict, or a model-readable reason they are not an object."""
+    if arguments is None:
+        return {}
+    if isinstance(arguments, str | bytes | bytearray):
+        if not arguments.strip():
+            return {}
+        try:
+            parsed = json.loads(arguments)
+        except json.JSONDecodeError as exc:
+            return (
+                f"arguments are not valid JSON: {exc.msg} at line {exc.lineno} "
+                f"column {exc.colno} (char {exc.pos}); send a JSON object"
+            )
+        except UnicodeDecodeError:
+            return "arguments are not valid UTF-8 JSON; send a JSON object"
+        if not isinstance(parsed, dict):
+            return f"arguments must be a JSON object, got {type(parsed).__name__}"
+        return parsed
+    if isinstance(arguments, Mapping):
+        return dict(arguments)
+    return f"arguments must be a JSON object, got {type(arguments).__name__}"
+
+
+def _prepare_call(  # noqa: PLR0917 - hot path, positional on purpose
+    prepared: PreparedTool,
+    arguments: Any,
+    env: CallEnv,
+    call_id: str,
+    extra: Mapping[str, Any] | None,
+    lenient: bool,
+) -> dict[str, Any] | ToolResult:
+    """Steps before running: parse, (coerce), validate, bind. Result on failure."""
+    args = parse_arguments(arguments)
+    if isinstance(args, str):
+        return error_result("invalid_arguments", args, tool_name=prepared.name, call_id=call_id)
+    if lenient and prepared.coercers:
+        args = prepared.coerce(args)
+    if not prepared.check(args):
+        return _invalid(prepared, prepared.explain(args), call_id)
+    try:
+        return prepared.bind(args, env, call_id, extra)
+    except ArgumentError as exc:
+        return _invalid(prepared, exc.problems, call_id)
+    except MissingInjection as exc:
+        return error_result(
+            "execution_error", str(exc), tool_name=prepared.name, call_id=call_id, exception=exc
+        )
+
+
+def _invalid(prepared: PreparedTool, problems: list[str], call_id: str) -> ToolResult:
+    lines = "\n".join(f"- {p}" for p in problems)
+    message = (
+        f"invalid arguments for tool {prepared.name!r}:\n{lines}\n"
+        "Fix the arguments and call the tool again."
+    )
+    return error_result("invalid_arguments", message, tool_name=prepared.name, call_id=call_id)
+
+
+def _finish(prepared: PreparedTool, value: Any, call_id: str) -> ToolResult:
+    shaper = prepared.shaper
+    try:
+        text = to_text(value) if shaper is None else shaper(value)
+    except UnserializableResult as exc:
+        return error_result(
+            "execution_error", str(exc), tool_name=prepared.name, call_id=call_id, exception=exc
+        )
+    except Exception as exc:
+        return error_result(
+            "execution_error",
+            f"could not serialise the result: {exc}",
+            tool_name=prepared.name,
+            call_id=call_id,
+            exception=exc,
+        )
+    return ToolResult(True, text, value, None, prepared.name, call_id, prepared.spec.return_direct)
+
+
+def _failed(prepared: PreparedTool, exc: BaseException, call_id: str) -> ToolResult:
+    return error_result(
+        "execution_error",
+        f"{type(exc).__name__}: {exc}",
+        tool_name=prepared.name,
+        call_id=call_id,
+        exception=exc,
+    )
+
+
+def call_prepared(
+    prepared: PreparedTool,
+    arguments: Any,
+    env: CallEnv,
+    *,
+    call_id: str,
+    extra: Mapping[str, Any] | None = None,
+    lenient: bool = False,
+) -> ToolResult:
+    """Run one call synchronously; async handlers run to completion."""
+    kwargs = _prepare_call(prepared, arguments, env, call_id, extra, lenient)
+    if isinstance(kwargs, ToolResult):
+        return kwargs
+    try:
+        if prepared.is_async:
+            value = _run_coroutine(prepared.spec.handler, kwargs)
+        else:
+            value = prepared.spec.handler(**kwargs)
+    except (Exception, SystemExit) as exc:
+        return _failed(prepared, exc, call_id)
+    return _finish(prepared, value, call_id)
+
+
+async def acall_prepared(
+    prepared: PreparedTool,
+    arguments: Any,
+    env: CallEnv,
+    *,
+    call_id: str,
+    extra: Mapping[str, Any] | None = None,
+    lenient: bool = False,
+    executor: Executor | None = None,
+) -> ToolResult:
+    """Run one call on the event loop; sync handlers go to a worker thread unless inline."""
+    kwargs = _prepare_call(prepared, arguments, env, call_id, extra, lenient)
+    if isinstance(kwargs, ToolResult):
+        return kwargs
+    handler = prepared.spec.handler
+    try:
+        if prepared.is_async:
+            value = await handler(**kwargs)
+        elif prepared.spec.inline:
+            value = handler(**kwargs)
+        else:
+            loop = asyncio.get_running_loop()
+            value = await loop.run_in_executor(executor, _bound(handler, kwargs))
+    except (Exception, SystemExit) as exc:
+        return _failed(prepared, exc, call_id)
+    return _finish(prepared, value, call_id)
+
+
+def _bound(handler: Callable[..., Any], kwargs: dict[str, Any]) -> Callable[[], Any]:
+    import contextvars
+
+    context = contextvars.copy_context()
+    return lambda: context.run(handler, **kwargs)
+
+
+def _run_coroutine(handler: Callable[..., Any], kwargs: dict[str, Any]) -> Any:
+    """Run an async handler from sync code, even when this thread already runs a loop."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(handler(**kwargs))
+    box: dict[str, Any] = {}
+
+    def worker() -> None:
+        try:
+            box["value"] = asyncio.run(handler(**kwargs))
+        except BaseException as exc:
+            box["error"] = exc
+
+    thread = threading.Thread(target=worker, name="tooldeck-async-bridge", daemon=True)
+    thread.start()
+    thread.join()
+    if "error" in box:
+        raise box["error"]
+    return box["value"]

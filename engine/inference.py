@@ -1,0 +1,237 @@
+"""Derive parameter descriptors from a handler's signature and docstring.
+
+Used when a tool is added with a handler and no explicit params (``infer``
+mode): type hints give types and constraints (``Optional``, ``Literal``,
+``Enum``, ``list[T]``, ``dict``, dataclasses, TypedDict, ``Annotated[T,
+"description"]``), defaults make parameters optional, and the docstring's
+Google/NumPy/Sphinx parameter section gives descriptions. Parameters that are
+injected (``project_dir``, a ``ToolContext``) are left out.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import inspect
+import typing
+import uuid
+from collections.abc import Callable
+from datetime import date, datetime, time
+from decimal import Decimal
+from pathlib import PurePath
+from typing import Any, is_typeddict
+
+from engine._typing import is_context_annotation, signature_of, split_optional, unwrap_annotated
+from engine.docstrings import parse_docstring
+from engine.model import MISSING, ParamDescriptor
+from engine.schema import param_schema
+
+__all__ = ["describe_handler", "infer_params", "snake_case"]
+
+_JSON_SCALARS = (str, int, float, bool, type(None))
+
+
+def snake_case(name: str) -> str:
+    """``readFile`` / ``ReadFile`` -> ``read_file`` (seed ADR-005's default tool name)."""
+    out: list[str] = []
+    for index, char in enumerate(name):
+        if char.isupper():
+            prev = name[index - 1] if index else ""
+            nxt = name[index + 1] if index + 1 < len(name) else ""
+            if index and prev != "_" and (prev.islower() or prev.isdigit() or nxt.islower()):
+                out.append("_")
+            out.append(char.lower())
+        else:
+            out.append(char)
+    return "".join(out).strip("_") or name
+
+
+def describe_handler(handler: Callable[..., Any]) -> str:
+    """The handler docstring's prose (summary and paragraphs before sections)."""
+    return parse_docstring(inspect.getdoc(handler)).description
+
+
+def infer_params(handler: Callable[..., Any]) -> tuple[ParamDescriptor, ...]:
+    """Descriptors for every model-facing parameter of ``handler``."""
+    signature = signature_of(handler)
+    if signature is None:
+        return ()
+    docs = parse_docstring(inspect.getdoc(handler)).params
+    params = []
+    for parameter in signature.parameters.values():
+        if parameter.kind in (
+            parameter.VAR_POSITIONAL,
+            parameter.VAR_KEYWORD,
+            parameter.POSITIONAL_ONLY,
+        ):
+            continue
+        if parameter.name == "project_dir" or is_context_annotation(parameter.annotation):
+            continue
+        params.append(
+            _descriptor(
+                parameter.name,
+                parameter.annotation,
+                parameter.default,
+                docs.get(parameter.name, ""),
+            )
+        )
+    return tuple(params)
+
+
+def _descriptor(name: str, annotation: Any, default: Any, doc: str) -> ParamDescriptor:
+    annotation, metadata = unwrap_annotated(annotation)
+    description = next((m for m in metadata if isinstance(m, str)), doc)
+    fields = _fields_for(annotation)
+    kwargs: dict[str, Any] = {**fields, "description": description}
+    if default is inspect.Parameter.empty:
+        return ParamDescriptor(name, **kwargs)
+    json_default = _json_default(default)
+    if json_default is MISSING:
+        return ParamDescriptor(name, required=False, **kwargs)
+    if json_default is None and "enum" in kwargs and None not in kwargs["enum"]:
+        kwargs["enum"] = (*kwargs["enum"], None)
+    return ParamDescriptor(name, default=json_default, **kwargs)
+
+
+def _fields_for(annotation: Any) -> dict[str, Any]:
+    """ParamDescriptor keyword arguments (type and constraints) for one annotation."""
+    inner, optional = split_optional(annotation)
+    if optional:
+        fields = _fields_for(inner)
+        if "schema" in fields:
+            return {"schema": {"anyOf": [fields["schema"], {"type": "null"}]}}
+        kind = fields.get("type", "any")
+        if kind != "any":
+            kinds = kind if isinstance(kind, tuple) else (kind,)
+            fields["type"] = (*kinds, "null")
+        if "enum" in fields:
+            fields["enum"] = (*fields["enum"], None)
+        return fields
+    if annotation is inspect.Parameter.empty or annotation in (Any, object):
+        return {"type": "any"}
+    if isinstance(annotation, str):
+        return {"type": "any"}
+    simple = _SIMPLE.get(annotation)
+    if simple is not None:
+        return dict(simple)
+    origin = typing.get_origin(annotation)
+    args = typing.get_args(annotation)
+    if origin is typing.Literal:
+        return {"type": _common_type(args), "enum": tuple(args)}
+    if origin in (typing.Union, __import__("types").UnionType):
+        options = [param_schema(ParamDescriptor("option", **_fields_for(a))) for a in args]
+        return {"schema": {"anyOf": options}}
+    if origin in (list, set, frozenset, tuple) or _abc(origin, "Sequence", "Set", "Iterable"):
+        if origin is tuple and args and args[-1] is not Ellipsis:
+            items = [param_schema(ParamDescriptor("item", **_fields_for(a))) for a in args]
+            return {
+                "schema": {
+                    "type": "array",
+                    "prefixItems": items,
+                    "minItems": len(args),
+                    "maxItems": len(args),
+                }
+            }
+        item_fields = _fields_for(args[0]) if args else {"type": "any"}
+        return {"type": "array", "items": ParamDescriptor("items", **item_fields)}
+    if origin is dict or _abc(origin, "Mapping"):
+        value = args[1] if len(args) == 2 else Any
+        if value in (Any, object):
+            return {"type": "object"}
+        value_schema = param_schema(ParamDescriptor("value", **_fields_for(value)))
+        return {"schema": {"type": "object", "additionalProperties": value_schema}}
+    if isinstance(annotation, type):
+        return _class_fields(annotation)
+    return {"type": "any"}
+
+
+_SIMPLE: dict[Any, dict[str, Any]] = {
+    str: {"type": "string"},
+    int: {"type": "integer"},
+    float: {"type": "number"},
+    bool: {"type": "boolean"},
+    type(None): {"type": "null"},
+    None: {"type": "null"},
+    list: {"type": "array"},
+    tuple: {"type": "array"},
+    set: {"type": "array"},
+    dict: {"type": "object"},
+    datetime: {"type": "string", "format": "date-time"},
+    date: {"type": "string", "format": "date"},
+    time: {"type": "string", "format": "time"},
+    uuid.UUID: {"type": "string", "format": "uuid"},
+    Decimal: {"type": "number"},
+}
+
+
+def _class_fields(cls: type) -> dict[str, Any]:
+    if issubclass(cls, enum.Enum):
+        values = tuple(member.value for member in cls)
+        return {"type": _common_type(values), "enum": values}
+    if issubclass(cls, PurePath):
+        return {"type": "string"}
+    if dataclasses.is_dataclass(cls) or is_typeddict(cls):
+        return {"type": "object", "properties": _object_properties(cls)}
+    schema_of = getattr(cls, "model_json_schema", None)
+    if callable(schema_of):  # a pydantic model
+        return {"schema": schema_of()}
+    return {"type": "any"}
+
+
+def _object_properties(cls: type) -> tuple[ParamDescriptor, ...]:
+    try:
+        hints = typing.get_type_hints(cls, include_extras=True)
+    except (NameError, TypeError):
+        hints = dict(getattr(cls, "__annotations__", {}))
+    if is_typeddict(cls):
+        required = getattr(cls, "__required_keys__", frozenset(hints))
+        return tuple(
+            _descriptor(name, hint, inspect.Parameter.empty if name in required else None, "")
+            for name, hint in hints.items()
+        )
+    props = []
+    for field in dataclasses.fields(cls):
+        if field.default is not dataclasses.MISSING:
+            default: Any = field.default
+        elif field.default_factory is not dataclasses.MISSING:
+            default = object()  # handler-side default: optional, not shown
+        else:
+            default = inspect.Parameter.empty
+        props.append(_descriptor(field.name, hints.get(field.name, Any), default, ""))
+    return tuple(props)
+
+
+def _common_type(values: tuple[Any, ...]) -> str | tuple[str, ...]:
+    kinds: list[str] = []
+    for value in values:
+        kind = _SIMPLE.get(type(value), {"type": "any"})["type"]
+        if kind == "any":
+            return "any"
+        if kind not in kinds:
+            kinds.append(kind)
+    if not kinds:
+        return "any"
+    return kinds[0] if len(kinds) == 1 else tuple(kinds)
+
+
+def _json_default(value: Any) -> Any:
+    """A signature default as a JSON value, or MISSING when it has no JSON form."""
+    if isinstance(value, enum.Enum):
+        value = value.value
+    if isinstance(value, PurePath):
+        return str(value)
+    if isinstance(value, datetime | date | time):
+        return value.isoformat()
+    if isinstance(value, _JSON_SCALARS):
+        return value
+    if isinstance(value, list | tuple) and all(isinstance(v, _JSON_SCALARS) for v in value):
+        return list(value)
+    return MISSING
+
+
+def _abc(origin: Any, *names: str) -> bool:
+    from collections import abc
+
+    return any(origin is getattr(abc, name, None) for name in names) or any(
+        origin is getattr(abc, "Mutable" + name, None) for name in names
+    )

@@ -1,0 +1,117 @@
+"""Prompts: reusable text for a role, from a ``{name}`` template or a handler.
+
+Templates use :class:`string.Formatter` syntax restricted to plain field
+names: ``{topic}`` works, ``{topic.__class__}`` and ``{0}`` are refused at
+registration so a manifest cannot reach into Python objects. Arguments are
+validated with the same compiled checks tools use.
+"""
+
+from __future__ import annotations
+
+import string
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from engine.binding import ArgumentError, CallEnv, prepare_tool
+from engine.calls import parse_arguments
+from engine.errors import RegistrationError, ToolCallError
+from engine.model import PromptSpec, ToolSpec
+from engine.results import to_text
+
+__all__ = ["PreparedPrompt", "PromptMessage", "prepare_prompt"]
+
+
+@dataclass(frozen=True, slots=True)
+class PromptMessage:
+    """A rendered prompt: the role it is for and its text."""
+
+    role: Literal["assistant", "user"]
+    text: str
+
+
+class PreparedPrompt:
+    """A prompt compiled for rendering (shares the tool argument machinery)."""
+
+    __slots__ = ("_tool", "group", "name", "spec")
+
+    def __init__(self, spec: PromptSpec, group: str | None) -> None:
+        self.spec = spec
+        self.name = spec.name
+        self.group = group
+        handler = spec.handler if spec.handler is not None else _template_renderer(spec)
+        self._tool = prepare_tool(
+            ToolSpec(
+                name=spec.name,
+                description=spec.description,
+                handler=handler,
+                params=spec.params,
+            )
+        )
+
+    def render(self, arguments: Any, env: CallEnv) -> PromptMessage:
+        args = parse_arguments(arguments)
+        if isinstance(args, str):
+            raise ToolCallError("invalid_arguments", args, tool_name=self.name)
+        tool = self._tool
+        if not tool.check(args):
+            raise ToolCallError(
+                "invalid_arguments", "; ".join(tool.explain(args)), tool_name=self.name
+            )
+        try:
+            kwargs = tool.bind(args, env, "", None)
+        except ArgumentError as exc:
+            raise ToolCallError(
+                "invalid_arguments", "; ".join(exc.problems), tool_name=self.name
+            ) from exc
+        return PromptMessage(self.spec.role, to_text(tool.spec.handler(**kwargs)))
+
+
+def _template_renderer(spec: PromptSpec) -> Any:
+    template = spec.template or ""
+    declared = {p.name for p in spec.params}
+    try:
+        fields = [f for _, f, _, _ in string.Formatter().parse(template) if f is not None]
+    except ValueError as exc:
+        raise RegistrationError(
+            f"prompt template is malformed: {exc}", tool_name=spec.name, code="TD113"
+        ) from exc
+    for field in fields:
+        if not field.isidentifier():
+            raise RegistrationError(
+                f"prompt template field {{{field}}} must be a plain parameter name",
+                tool_name=spec.name,
+                code="TD113",
+            )
+        if field not in declared:
+            raise RegistrationError(
+                f"prompt template uses {{{field}}} but declares no parameter {field!r}",
+                tool_name=spec.name,
+                param=field,
+                code="TD113",
+            )
+
+    def render(**values: Any) -> str:
+        filled = {name: ("" if values.get(name) is None else values[name]) for name in declared}
+        return template.format_map(_Strict(filled))
+
+    return render
+
+
+class _Strict(dict[str, Any]):
+    def __missing__(self, key: str) -> Any:
+        return ""
+
+
+def prepare_prompt(spec: PromptSpec, *, group: str | None = None) -> PreparedPrompt:
+    """Compile a prompt, raising RegistrationError for declaration mistakes."""
+    if spec.role not in ("assistant", "user"):
+        raise RegistrationError(
+            f"prompt role {spec.role!r} is not 'assistant' or 'user'",
+            tool_name=spec.name,
+            code="TD113",
+        )
+    if (spec.template is None) == (spec.handler is None):
+        raise RegistrationError(
+            "a prompt needs exactly one of template or handler", tool_name=spec.name, code="TD113"
+        )
+    return PreparedPrompt(spec, group)

@@ -1,0 +1,603 @@
+"""ToolRegistry: the programmatic API every other way of declaring tools compiles into.
+
+Reads never lock: the registry holds one immutable :class:`_Snapshot` and
+every change builds a new one beside it and swaps the reference under a lock,
+so a lookup sees either the old or the new set, never half of one. Entries
+carry a ``group`` (``None`` for code, a manifest source otherwise) so a
+loader can replace all of its tools at once with :meth:`ToolRegistry.replace_group`
+without touching what code registered.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable, Iterable, Mapping
+from concurrent.futures import Executor, ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any, Literal, overload
+
+from engine.binding import CallEnv, PreparedTool, prepare_tool
+from engine.calls import acall_prepared, call_prepared, new_call_id, unknown_tool
+from engine.diagnostics import Diagnostic, Severity
+from engine.errors import DuplicateToolError, RegistrationError, ToolCallError
+from engine.inference import describe_handler, infer_params, snake_case
+from engine.model import ParamDescriptor, PromptSpec, ResultSpec, ToolResult, ToolSpec
+from engine.names import is_provider_safe, safe_name
+from engine.prompts import PreparedPrompt, PromptMessage, prepare_prompt
+
+__all__ = ["DuplicatePolicy", "RegistryChange", "ToolRegistry"]
+
+log = logging.getLogger("engine.registry")
+
+DuplicatePolicy = Literal["error", "replace", "warn"]
+
+
+@dataclass(frozen=True)
+class _Snapshot:
+    tools: Mapping[str, PreparedTool]
+    prompts: Mapping[str, PreparedPrompt]
+    aliases: Mapping[str, str]
+    """Provider-safe name -> registered name, for names providers reject."""
+
+
+_EMPTY = _Snapshot(MappingProxyType({}), MappingProxyType({}), MappingProxyType({}))
+
+
+@dataclass(frozen=True)
+class RegistryChange:
+    """What a group replacement added, removed and changed (names, sorted)."""
+
+    added: tuple[str, ...] = ()
+    removed: tuple[str, ...] = ()
+    changed: tuple[str, ...] = ()
+    prompts_added: tuple[str, ...] = ()
+    prompts_removed: tuple[str, ...] = ()
+    prompts_changed: tuple[str, ...] = ()
+
+    def __bool__(self) -> bool:
+        return any(
+            (
+                self.added,
+                self.removed,
+                self.changed,
+                self.prompts_added,
+                self.prompts_removed,
+                self.prompts_changed,
+            )
+        )
+
+
+@dataclass
+class _Settings:
+    project_dir: Path | None
+    config: Mapping[str, Any]
+    lenient: bool
+    raise_errors: bool
+    on_duplicate: DuplicatePolicy
+    executor: Executor | None = None
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+
+class ToolRegistry:
+    """Holds tools and prompts, and calls tools with validated arguments.
+
+    Args:
+        project_dir: injected into handler parameters named ``project_dir``.
+        config: the mapping handlers receive through ``ToolContext.config``.
+        on_duplicate: what adding an existing name does: ``error`` (default),
+            ``replace`` or ``warn`` (keep the first, log a warning).
+        lenient: coerce near-miss arguments ("3" -> 3) for every tool whose
+            spec does not say otherwise.
+        raise_errors: make ``call``/``acall`` raise :class:`ToolCallError`
+            instead of returning error results.
+        executor: where ``acall`` runs sync handlers; default is a bounded
+            thread pool created on first use.
+    """
+
+    def __init__(
+        self,
+        *,
+        project_dir: str | Path | None = None,
+        config: Mapping[str, Any] | None = None,
+        on_duplicate: DuplicatePolicy = "error",
+        lenient: bool = False,
+        raise_errors: bool = False,
+        executor: Executor | None = None,
+    ) -> None:
+        _check_policy(on_duplicate)
+        self._settings = _Settings(
+            project_dir=Path(project_dir).resolve() if project_dir is not None else None,
+            config=MappingProxyType(dict(config or {})),
+            lenient=lenient,
+            raise_errors=raise_errors,
+            on_duplicate=on_duplicate,
+            executor=executor,
+        )
+        self._env = CallEnv(self._settings.project_dir, self._settings.config)
+        self._snapshot = _EMPTY
+        self._lock = threading.RLock()
+        self._own_executor: ThreadPoolExecutor | None = None
+
+    # ----------------------------------------------------------------- settings
+    @property
+    def project_dir(self) -> Path | None:
+        return self._settings.project_dir
+
+    @property
+    def config(self) -> Mapping[str, Any]:
+        return self._settings.config
+
+    @property
+    def diagnostics(self) -> tuple[Diagnostic, ...]:
+        """Warnings found while registering (e.g. names providers reject)."""
+        return tuple(self._settings.diagnostics)
+
+    # ------------------------------------------------------------ registration
+    def add_tool(
+        self,
+        name: str | None = None,
+        description: str | None = None,
+        handler: Callable[..., Any] | None = None,
+        *params: ParamDescriptor,
+        infer: bool | None = None,
+        on_duplicate: DuplicatePolicy | None = None,
+        result: ResultSpec | Mapping[str, Any] | None = None,
+        **options: Any,
+    ) -> ToolSpec:
+        """Register a tool, as the seed's ``addTool(name, description, function, params...)``.
+
+        ``name`` defaults to the handler's name in snake_case, ``description``
+        to its docstring. With no ``params`` (and ``infer`` not False) they
+        are inferred from the handler's signature and docstring. ``options``
+        are :class:`ToolSpec` fields (tags, side_effects, timeout, ...).
+        """
+        if handler is None or not callable(handler):
+            raise RegistrationError("add_tool needs a callable handler", tool_name=name)
+        if infer is None:
+            infer = not params
+        if infer and not params:
+            params = infer_params(handler)
+        if result is not None and not isinstance(result, ResultSpec):
+            result = ResultSpec(**result)
+        spec = ToolSpec(
+            name=name or snake_case(getattr(handler, "__name__", "") or "tool"),
+            description=description if description is not None else describe_handler(handler),
+            handler=handler,
+            params=tuple(params),
+            result=result,
+            **options,
+        )
+        return self.add(spec, on_duplicate=on_duplicate)
+
+    def add_external_tool(
+        self,
+        name: str,
+        description: str,
+        input_schema: Mapping[str, Any],
+        handler: Callable[..., Any],
+        *,
+        on_duplicate: DuplicatePolicy | None = None,
+        **options: Any,
+    ) -> ToolSpec:
+        """Register a tool that brings its own JSON Schema (MCP servers, hand-written).
+
+        The handler is called as ``handler(arguments=<dict>)``, sync or async,
+        plus a ``ToolContext`` if it has a parameter annotated with one.
+        """
+        spec = ToolSpec(
+            name=name,
+            description=description,
+            handler=handler,
+            input_schema=dict(input_schema),
+            **options,
+        )
+        return self.add(spec, on_duplicate=on_duplicate)
+
+    @overload
+    def tool(self, func: Callable[..., Any], /) -> Callable[..., Any]: ...
+    @overload
+    def tool(
+        self,
+        func: None = None,
+        /,
+        **kwargs: Any,
+    ) -> Callable[[Callable[..., Any]], Callable[..., Any]]: ...
+    def tool(self, func: Callable[..., Any] | None = None, /, **kwargs: Any) -> Any:
+        """Decorator form: ``@registry.tool`` or ``@registry.tool(name=..., timeout=...)``."""
+
+        def register(handler: Callable[..., Any]) -> Callable[..., Any]:
+            self.add_tool(
+                kwargs.pop("name", None),
+                kwargs.pop("description", None),
+                handler,
+                *kwargs.pop("params", ()),
+                **kwargs,
+            )
+            return handler
+
+        return register(func) if func is not None else register
+
+    def add(
+        self,
+        spec: ToolSpec,
+        *,
+        on_duplicate: DuplicatePolicy | None = None,
+        group: str | None = None,
+    ) -> ToolSpec:
+        """Register a ready-made :class:`ToolSpec` (what manifests compile into)."""
+        prepared = prepare_tool(spec, group=group)
+        policy = on_duplicate or self._settings.on_duplicate
+        _check_policy(policy)
+        with self._lock:
+            snap = self._snapshot
+            if spec.name in snap.tools and not self._may_add(spec.name, policy, "tool"):
+                return snap.tools[spec.name].spec
+            tools = dict(snap.tools)
+            tools[spec.name] = prepared
+            self._publish(tools, dict(snap.prompts))
+        self._note_name(spec.name)
+        return spec
+
+    def add_prompt(
+        self,
+        name: str | None = None,
+        description: str | None = None,
+        template: str | Callable[..., Any] | None = None,
+        *params: ParamDescriptor,
+        role: Literal["assistant", "user"] = "assistant",
+        on_duplicate: DuplicatePolicy | None = None,
+        **options: Any,
+    ) -> PromptSpec:
+        """Register a prompt from a ``{placeholder}`` template or a handler returning text."""
+        if callable(template):
+            handler, text = template, None
+            if not params:
+                params = infer_params(handler)
+            name = name or snake_case(getattr(handler, "__name__", "prompt"))
+            if description is None:
+                description = describe_handler(handler)
+        else:
+            handler, text = None, template
+        if not name:
+            raise RegistrationError("a prompt needs a name")
+        spec = PromptSpec(
+            name=name,
+            description=description or "",
+            role=role,
+            params=tuple(params),
+            template=text,
+            handler=handler,
+            **options,
+        )
+        return self.add_prompt_spec(spec, on_duplicate=on_duplicate)
+
+    def add_prompt_spec(
+        self,
+        spec: PromptSpec,
+        *,
+        on_duplicate: DuplicatePolicy | None = None,
+        group: str | None = None,
+    ) -> PromptSpec:
+        prepared = prepare_prompt(spec, group=group)
+        policy = on_duplicate or self._settings.on_duplicate
+        with self._lock:
+            snap = self._snapshot
+            if spec.name in snap.prompts and not self._may_add(spec.name, policy, "prompt"):
+                return snap.prompts[spec.name].spec
+            prompts = dict(snap.prompts)
+            prompts[spec.name] = prepared
+            self._publish(dict(snap.tools), prompts)
+        return spec
+
+    def remove_tool(self, name: str) -> bool:
+        """Remove a tool; returns whether it was there."""
+        with self._lock:
+            snap = self._snapshot
+            name = snap.aliases.get(name, name)
+            if name not in snap.tools:
+                return False
+            tools = dict(snap.tools)
+            del tools[name]
+            self._publish(tools, dict(snap.prompts))
+            return True
+
+    def remove_prompt(self, name: str) -> bool:
+        with self._lock:
+            snap = self._snapshot
+            if name not in snap.prompts:
+                return False
+            prompts = dict(snap.prompts)
+            del prompts[name]
+            self._publish(dict(snap.tools), prompts)
+            return True
+
+    def replace_group(
+        self,
+        group: str,
+        tools: Iterable[ToolSpec] = (),
+        prompts: Iterable[PromptSpec] = (),
+    ) -> RegistryChange:
+        """Atomically replace every tool and prompt of ``group`` with the given ones.
+
+        All-or-nothing: every spec is prepared first, and a name already taken
+        by another group (or by code) raises :class:`DuplicateToolError`
+        naming both, leaving the registry as it was.
+        """
+        new_tools: dict[str, PreparedTool] = {
+            spec.name: prepare_tool(spec, group=group) for spec in _unique(tools, "tool")
+        }
+        new_prompts: dict[str, PreparedPrompt] = {
+            spec.name: prepare_prompt(spec, group=group) for spec in _unique(prompts, "prompt")
+        }
+        with self._lock:
+            snap = self._snapshot
+            for kind, current, incoming in (
+                ("tool", snap.tools, new_tools),
+                ("prompt", snap.prompts, new_prompts),
+            ):
+                for name in incoming:
+                    other = current.get(name)
+                    if other is not None and other.group != group:
+                        owner = "code" if other.group is None else other.group
+                        raise DuplicateToolError(
+                            f"{kind} {name!r} from {group} is already registered by {owner}",
+                            tool_name=name,
+                            code="TD112",
+                        )
+            all_tools = {n: t for n, t in snap.tools.items() if t.group != group}
+            all_tools.update(new_tools)
+            all_prompts = {n: p for n, p in snap.prompts.items() if p.group != group}
+            all_prompts.update(new_prompts)
+            change = _diff(snap, all_tools, all_prompts, group)
+            self._publish(all_tools, all_prompts)
+        for name in change.added + change.changed:
+            self._note_name(name)
+        return change
+
+    def group_of(self, name: str) -> str | None:
+        """The group a tool belongs to (``None`` for tools registered in code)."""
+        entry = self._lookup(name)
+        if entry is None:
+            raise KeyError(name)
+        return entry.group
+
+    # ------------------------------------------------------------------ lookup
+    def get_tool(self, name: str) -> ToolSpec | None:
+        """The tool registered under ``name`` (or under its provider-safe name)."""
+        entry = self._lookup(name)
+        return entry.spec if entry is not None else None
+
+    def tools(self) -> tuple[ToolSpec, ...]:
+        """Every tool, in registration order."""
+        return tuple(t.spec for t in self._snapshot.tools.values())
+
+    def get_prompt(self, name: str) -> PromptSpec | None:
+        entry = self._snapshot.prompts.get(name)
+        return entry.spec if entry is not None else None
+
+    def prompts(self) -> tuple[PromptSpec, ...]:
+        return tuple(p.spec for p in self._snapshot.prompts.values())
+
+    def input_schema(self, name: str) -> dict[str, Any]:
+        """The JSON Schema (Draft 2020-12) of a tool's arguments."""
+        entry = self._lookup(name)
+        if entry is None:
+            raise KeyError(name)
+        return entry.schema
+
+    def safe_name(self, name: str) -> str:
+        """The name to show providers: the name itself when they accept it."""
+        return safe_name(name)
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and self._lookup(name) is not None
+
+    def __len__(self) -> int:
+        return len(self._snapshot.tools)
+
+    def _lookup(self, name: str) -> PreparedTool | None:
+        snap = self._snapshot
+        entry = snap.tools.get(name)
+        if entry is None and name in snap.aliases:
+            entry = snap.tools.get(snap.aliases[name])
+        return entry
+
+    # ----------------------------------------------------------------- calling
+    def call(
+        self,
+        name: str,
+        arguments: Any = None,
+        *,
+        context: Mapping[str, Any] | None = None,
+        call_id: str | None = None,
+        raise_errors: bool | None = None,
+    ) -> ToolResult:
+        """Call a tool with arguments (a JSON string, a mapping or None).
+
+        Never raises for a tool failure: the result says what went wrong in
+        words for the model, unless ``raise_errors`` (or the registry
+        setting) asks for a :class:`ToolCallError`.
+        """
+        call_id = call_id or new_call_id()
+        snap = self._snapshot
+        entry = snap.tools.get(name)
+        if entry is None and name in snap.aliases:
+            entry = snap.tools.get(snap.aliases[name])
+        if entry is None:
+            result = unknown_tool(name, snap.tools, call_id)
+        else:
+            lenient = entry.spec.lenient
+            result = call_prepared(
+                entry,
+                arguments,
+                self._env,
+                call_id=call_id,
+                extra=context,
+                lenient=self._settings.lenient if lenient is None else lenient,
+            )
+        if not result.ok and (
+            self._settings.raise_errors if raise_errors is None else raise_errors
+        ):
+            _raise(result)
+        return result
+
+    async def acall(
+        self,
+        name: str,
+        arguments: Any = None,
+        *,
+        context: Mapping[str, Any] | None = None,
+        call_id: str | None = None,
+        raise_errors: bool | None = None,
+    ) -> ToolResult:
+        """The async twin of :meth:`call`; async handlers run on the running loop."""
+        call_id = call_id or new_call_id()
+        entry = self._lookup(name)
+        if entry is None:
+            result = unknown_tool(name, self._snapshot.tools, call_id)
+        else:
+            lenient = entry.spec.lenient
+            result = await acall_prepared(
+                entry,
+                arguments,
+                self._env,
+                call_id=call_id,
+                extra=context,
+                lenient=self._settings.lenient if lenient is None else lenient,
+                executor=self._executor(),
+            )
+        if not result.ok and (
+            self._settings.raise_errors if raise_errors is None else raise_errors
+        ):
+            _raise(result)
+        return result
+
+    def render_prompt(self, name: str, arguments: Any = None) -> PromptMessage:
+        """Render a prompt's text for its role; raises ToolCallError on bad arguments."""
+        entry = self._snapshot.prompts.get(name)
+        if entry is None:
+            raise ToolCallError("unknown_tool", f"prompt {name!r} does not exist", tool_name=name)
+        return entry.render(arguments, self._env)
+
+    def _executor(self) -> Executor:
+        if self._settings.executor is not None:
+            return self._settings.executor
+        with self._lock:
+            if self._own_executor is None:
+                self._own_executor = ThreadPoolExecutor(
+                    max_workers=32,
+                    thread_name_prefix="tooldeck-tool",
+                )
+            return self._own_executor
+
+    def close(self) -> None:
+        """Shut down the worker threads this registry created."""
+        with self._lock:
+            if self._own_executor is not None:
+                self._own_executor.shutdown(wait=False, cancel_futures=True)
+                self._own_executor = None
+
+    def __enter__(self) -> ToolRegistry:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # ---------------------------------------------------------------- internals
+    def _may_add(self, name: str, policy: DuplicatePolicy, kind: str) -> bool:
+        if policy == "replace":
+            return True
+        if policy == "warn":
+            log.warning("%s %r is already registered; keeping the first", kind, name)
+            return False
+        raise DuplicateToolError(
+            f"{kind} {name!r} is already registered; use on_duplicate='replace' to replace it",
+            tool_name=name,
+            code="TD112",
+        )
+
+    def _publish(self, tools: dict[str, PreparedTool], prompts: dict[str, PreparedPrompt]) -> None:
+        aliases = {safe_name(n): n for n in tools if not is_provider_safe(n)}
+        self._snapshot = _Snapshot(
+            MappingProxyType(tools), MappingProxyType(prompts), MappingProxyType(aliases)
+        )
+
+    def _note_name(self, name: str) -> None:
+        if is_provider_safe(name):
+            return
+        message = (
+            f"tool name {name!r} is rejected by providers (allowed: letters, digits, "
+            f"_ and -, at most 64); exports use {safe_name(name)!r}"
+        )
+        with self._lock:
+            if any(d.tool_name == name and d.code == "TD120" for d in self._settings.diagnostics):
+                return
+            self._settings.diagnostics.append(
+                Diagnostic(
+                    code="TD120",
+                    message=message,
+                    severity=Severity.WARNING,
+                    tool_name=name,
+                )
+            )
+        log.warning(message)
+
+
+def _check_policy(policy: str) -> None:
+    if policy not in ("error", "replace", "warn"):
+        raise RegistrationError(
+            f"on_duplicate={policy!r} is not one of 'error', 'replace', 'warn'",
+        )
+
+
+def _unique(specs: Iterable[Any], kind: str) -> list[Any]:
+    seen: set[str] = set()
+    out = []
+    for spec in specs:
+        if spec.name in seen:
+            raise DuplicateToolError(
+                f"{kind} {spec.name!r} is declared twice", tool_name=spec.name, code="TD112"
+            )
+        seen.add(spec.name)
+        out.append(spec)
+    return out
+
+
+def _diff(
+    old: _Snapshot,
+    tools: Mapping[str, PreparedTool],
+    prompts: Mapping[str, PreparedPrompt],
+    group: str,
+) -> RegistryChange:
+    def compare(
+        before: Mapping[str, Any], after: Mapping[str, Any]
+    ) -> tuple[
+        tuple[str, ...],
+        tuple[str, ...],
+        tuple[str, ...],
+    ]:
+        mine_before = {n: e for n, e in before.items() if e.group == group}
+        mine_after = {n: e for n, e in after.items() if e.group == group}
+        added = tuple(sorted(set(mine_after) - set(mine_before)))
+        removed = tuple(sorted(set(mine_before) - set(mine_after)))
+        changed = tuple(
+            sorted(
+                n
+                for n in set(mine_before) & set(mine_after)
+                if mine_before[n].spec != mine_after[n].spec
+            )
+        )
+        return added, removed, changed
+
+    t_added, t_removed, t_changed = compare(old.tools, tools)
+    p_added, p_removed, p_changed = compare(old.prompts, prompts)
+    return RegistryChange(t_added, t_removed, t_changed, p_added, p_removed, p_changed)
+
+
+def _raise(result: ToolResult) -> None:
+    error = result.error
+    assert error is not None
+    raise ToolCallError(error.kind, error.message, tool_name=result.tool_name) from error.exception
