@@ -12,7 +12,13 @@ import typing
 from collections.abc import Callable
 from typing import Any, Union
 
-__all__ = ["is_context_annotation", "signature_of", "split_optional", "unwrap_annotated"]
+__all__ = [
+    "is_abc_origin",
+    "is_context_annotation",
+    "signature_of",
+    "split_optional",
+    "unwrap_annotated",
+]
 
 
 def signature_of(handler: Callable[..., Any]) -> inspect.Signature | None:
@@ -56,3 +62,13 @@ def is_context_annotation(annotation: Any) -> bool:
     base, _ = unwrap_annotated(annotation)
     base, _ = split_optional(base)
     return base is ToolContext or base == "ToolContext"
+
+
+def is_abc_origin(origin: Any, *names: str) -> bool:
+    """Whether ``origin`` is one of the named collections.abc classes (or its Mutable twin)."""
+    from collections import abc
+
+    if origin is None:
+        return False
+    candidates = [getattr(abc, prefix + name, None) for name in names for prefix in ("", "Mutable")]
+    return any(origin is c for c in candidates if c is not None)

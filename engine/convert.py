@@ -20,7 +20,7 @@ from decimal import Decimal
 from pathlib import PurePath
 from typing import Any
 
-from engine._typing import split_optional, unwrap_annotated
+from engine._typing import is_abc_origin, split_optional, unwrap_annotated
 
 __all__ = ["ConversionError", "Converter", "converter_for"]
 
@@ -133,7 +133,7 @@ def _generic(annotation: Any, origin: Any) -> Converter | None:
     args = typing.get_args(annotation)
     if origin is typing.Literal:
         return None
-    if origin in (list, set, frozenset, tuple) or _is_abc(origin, "Sequence", "Set"):
+    if origin in (list, set, frozenset, tuple) or is_abc_origin(origin, "Sequence", "Set"):
         if origin is tuple and args and args[-1] is not Ellipsis:
             parts = [converter_for(a) for a in args]
             return lambda v: tuple(x if c is None else c(x) for c, x in zip(parts, v, strict=False))
@@ -142,18 +142,9 @@ def _generic(annotation: Any, origin: Any) -> Converter | None:
         if item is None:
             return None if build is list else build
         return lambda v: build(item(x) for x in v)
-    if origin is dict or _is_abc(origin, "Mapping"):
+    if origin is dict or is_abc_origin(origin, "Mapping"):
         value_convert = converter_for(args[1]) if len(args) == 2 else None
         if value_convert is None:
             return None
         return lambda v: {k: value_convert(x) for k, x in v.items()}
     return None
-
-
-def _is_abc(origin: Any, *names: str) -> bool:
-    from collections import abc
-
-    return any(
-        origin is getattr(abc, name) or origin is getattr(abc, "Mutable" + name, None)
-        for name in names
-    )

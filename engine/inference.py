@@ -21,7 +21,13 @@ from decimal import Decimal
 from pathlib import PurePath
 from typing import Any, is_typeddict
 
-from engine._typing import is_context_annotation, signature_of, split_optional, unwrap_annotated
+from engine._typing import (
+    is_abc_origin,
+    is_context_annotation,
+    signature_of,
+    split_optional,
+    unwrap_annotated,
+)
 from engine.docstrings import parse_docstring
 from engine.model import MISSING, ParamDescriptor
 from engine.schema import param_schema
@@ -121,7 +127,9 @@ def _fields_for(annotation: Any) -> dict[str, Any]:
     if origin in (typing.Union, __import__("types").UnionType):
         options = [param_schema(ParamDescriptor("option", **_fields_for(a))) for a in args]
         return {"schema": {"anyOf": options}}
-    if origin in (list, set, frozenset, tuple) or _abc(origin, "Sequence", "Set", "Iterable"):
+    if origin in (list, set, frozenset, tuple) or is_abc_origin(
+        origin, "Sequence", "Set", "Iterable"
+    ):
         if origin is tuple and args and args[-1] is not Ellipsis:
             items = [param_schema(ParamDescriptor("item", **_fields_for(a))) for a in args]
             return {
@@ -134,7 +142,7 @@ def _fields_for(annotation: Any) -> dict[str, Any]:
             }
         item_fields = _fields_for(args[0]) if args else {"type": "any"}
         return {"type": "array", "items": ParamDescriptor("items", **item_fields)}
-    if origin is dict or _abc(origin, "Mapping"):
+    if origin is dict or is_abc_origin(origin, "Mapping"):
         value = args[1] if len(args) == 2 else Any
         if value in (Any, object):
             return {"type": "object"}
@@ -227,11 +235,3 @@ def _json_default(value: Any) -> Any:
     if isinstance(value, list | tuple) and all(isinstance(v, _JSON_SCALARS) for v in value):
         return list(value)
     return MISSING
-
-
-def _abc(origin: Any, *names: str) -> bool:
-    from collections import abc
-
-    return any(origin is getattr(abc, name, None) for name in names) or any(
-        origin is getattr(abc, "Mutable" + name, None) for name in names
-    )

@@ -1,0 +1,243 @@
+"""Dispatch overhead: what ``ToolRegistry.call`` costs over calling the function by hand.
+
+Run from the repository root::
+
+    .venv/bin/python benchmarks/dispatch.py            # full run (~15 rounds)
+    .venv/bin/python benchmarks/dispatch.py --quick    # smoke run, < 3 s
+    .venv/bin/python benchmarks/dispatch.py --check    # exit 1 if the target is missed
+
+Variants, timed interleaved in the same rounds:
+
+(a) bare       json.loads(payload) + add_order(**args) + json.dumps(result)
+(b) registry   registry.call("add_order", payload)
+(c) jsonschema Draft202012Validator(schema).validate(args) + call + dumps (reference)
+(d) agents     openai-agents' FunctionTool.on_invoke_tool (only if ``agents`` imports)
+(e) invalid    registry.call("add_order", '{"order_id": 5}') (information only)
+
+Target: registry.call / bare <= 2.0. Benchmarks report, they do not gate:
+the exit status is 0 unless ``--check`` is given and the target is missed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import sys
+from collections.abc import Callable, Coroutine
+from datetime import date
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _timing import Timing, interleaved_samples  # noqa: E402
+
+import engine  # noqa: E402
+from engine import ToolRegistry  # noqa: E402
+
+TARGET = 2.0
+PAYLOAD = '{"order_id":"O-1","quantity":3}'
+INVALID_PAYLOAD = '{"order_id": 5}'
+EXPECTED = {"order_id": "O-1", "quantity": 3, "express": False}
+
+
+def add_order(order_id: str, quantity: int = 1, express: bool = False) -> dict[str, Any]:
+    """Add an order."""
+    return {"order_id": order_id, "quantity": quantity, "express": express}
+
+
+def _version(dist: str) -> str:
+    try:
+        return metadata.version(dist)
+    except metadata.PackageNotFoundError:
+        return "?"
+
+
+# ------------------------------------------------------------------ variants
+def bare_variant() -> Callable[[], object]:
+    loads, dumps = json.loads, json.dumps
+
+    def bare() -> str:
+        return dumps(add_order(**loads(PAYLOAD)))
+
+    return bare
+
+
+def registry_variant(registry: ToolRegistry, payload: str) -> Callable[[], object]:
+    call = registry.call
+
+    def via_registry() -> object:
+        return call("add_order", payload)
+
+    return via_registry
+
+
+def jsonschema_variant(registry: ToolRegistry) -> Callable[[], object]:
+    from jsonschema import Draft202012Validator
+
+    validate = Draft202012Validator(registry.input_schema("add_order")).validate
+    loads, dumps = json.loads, json.dumps
+
+    def via_jsonschema() -> str:
+        args = loads(PAYLOAD)
+        validate(args)
+        return dumps(add_order(**args))
+
+    return via_jsonschema
+
+
+def _drive(coro: Coroutine[Any, Any, Any]) -> Any:
+    """Run a coroutine that never suspends without an event loop's per-call overhead."""
+    try:
+        coro.send(None)
+    except StopIteration as stop:
+        return stop.value
+    coro.close()
+    raise RuntimeError("coroutine suspended")
+
+
+def agents_variant() -> tuple[Callable[[], object] | None, str]:
+    """openai-agents' FunctionTool.on_invoke_tool, or None and why it was skipped."""
+    try:
+        import agents
+    except ImportError:
+        return None, "openai-agents is not installed (the `agents` package does not import)"
+    try:
+        from agents.tool_context import ToolContext
+
+        tool = agents.function_tool(add_order)
+        ctx: Any = None
+        attempts: tuple[Callable[[], Any], ...] = (
+            lambda: ToolContext(
+                context=None,
+                tool_name="add_order",
+                tool_call_id="call_1",
+                tool_arguments=PAYLOAD,
+            ),
+            lambda: ToolContext(context=None, tool_call_id="call_1"),
+        )
+        for attempt in attempts:
+            try:
+                ctx = attempt()
+                break
+            except TypeError:
+                continue
+        if ctx is None:
+            return None, "openai-agents is installed but its ToolContext could not be built"
+        invoke = tool.on_invoke_tool
+        dumps = json.dumps
+
+        def finish(value: Any) -> str:
+            return value if isinstance(value, str) else dumps(value)
+
+        try:
+            probe = _drive(invoke(ctx, PAYLOAD))
+            how = "driven without an event loop"
+
+            def via_agents() -> str:
+                return finish(_drive(invoke(ctx, PAYLOAD)))
+
+        except RuntimeError:
+            import asyncio
+
+            loop = asyncio.new_event_loop()
+            probe = loop.run_until_complete(invoke(ctx, PAYLOAD))
+            how = "includes event-loop run_until_complete overhead"
+
+            def via_agents() -> str:
+                return finish(loop.run_until_complete(invoke(ctx, PAYLOAD)))
+
+        if probe != EXPECTED and json.loads(finish(probe)) != EXPECTED:
+            return None, f"openai-agents returned an unexpected result: {probe!r}"
+        return via_agents, f"openai-agents {_version('openai-agents')}, {how}"
+    except Exception as exc:  # version drift: report, do not fail the benchmark
+        return None, f"openai-agents is installed but could not be benchmarked: {exc!r}"
+
+
+def _sanity_check(registry: ToolRegistry, variants: dict[str, Callable[[], object]]) -> None:
+    """Every variant must do the work it claims, or the timing means nothing."""
+    expected_text = json.dumps(EXPECTED)
+    ok = registry.call("add_order", PAYLOAD)
+    assert ok.ok, ok.text
+    assert json.loads(ok.text) == EXPECTED, ok.text
+    bad = registry.call("add_order", INVALID_PAYLOAD)
+    assert not bad.ok, bad.text
+    assert bad.error is not None and bad.error.kind == "invalid_arguments", bad.text
+    for name, fn in variants.items():
+        value = fn()
+        if name.startswith("(b)") or name.startswith("(e)"):
+            continue
+        assert json.loads(str(value)) == json.loads(expected_text), (name, value)
+
+
+# -------------------------------------------------------------------- report
+def _line(label: str, timing: Timing, base: float) -> str:
+    ratio = timing.median / base if base > 0 else float("nan")
+    return (
+        f"  {label:<42} {timing.median:8.2f} µs/call  {ratio:6.2f}x bare"
+        f"   (rounds {timing.low:.2f}-{timing.high:.2f})"
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="few rounds: a smoke run (< 3 s)")
+    parser.add_argument("--check", action="store_true", help="exit 1 if the target is missed")
+    parser.add_argument("--rounds", type=int, help="rounds (default 15, --quick 5)")
+    parser.add_argument("--number", type=int, help="calls per variant per round")
+    opts = parser.parse_args(argv)
+    rounds = opts.rounds or (5 if opts.quick else 15)
+    number = opts.number or (200 if opts.quick else 2000)
+
+    registry = ToolRegistry()
+    registry.add_tool("add_order", "Add an order.", add_order)
+
+    names = {
+        "a": "(a) bare json.loads + call + json.dumps",
+        "b": "(b) registry.call",
+        "c": "(c) jsonschema validate + call + dumps",
+        "d": "(d) openai-agents on_invoke_tool",
+        "e": "(e) registry.call, invalid arguments",
+    }
+    variants: dict[str, Callable[[], object]] = {
+        names["a"]: bare_variant(),
+        names["b"]: registry_variant(registry, PAYLOAD),
+        names["c"]: jsonschema_variant(registry),
+    }
+    agents_fn, agents_note = agents_variant()
+    if agents_fn is not None:
+        variants[names["d"]] = agents_fn
+    variants[names["e"]] = registry_variant(registry, INVALID_PAYLOAD)
+    _sanity_check(registry, variants)
+
+    print(
+        f"dispatch benchmark  {date.today().isoformat()}  "
+        f"Python {platform.python_version()} ({platform.python_implementation()})  "
+        f"tooldeck {engine.__version__}  jsonschema {_version('jsonschema')}"
+    )
+    print(
+        f"payload {PAYLOAD}  rounds={rounds} x {number} calls per variant, interleaved; "
+        "median per-call time, timing-loop overhead subtracted"
+    )
+    results = interleaved_samples(variants, rounds, number)
+    base = results[names["a"]].median
+
+    print("\nvalid call:")
+    for key in "abcd":
+        if names[key] in results:
+            print(_line(names[key], results[names[key]], base))
+    print(f"  note: (d) {agents_note}")
+
+    print("\ninvalid arguments (information only, no target):")
+    print(_line(names["e"], results[names["e"]], base))
+
+    ratio = results[names["b"]].median / base
+    verdict = "PASS" if ratio <= TARGET else "FAIL"
+    print(f"\ntarget registry.call / bare <= {TARGET:.1f}: {verdict} (measured {ratio:.2f}x)")
+    return 1 if opts.check and verdict == "FAIL" else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
