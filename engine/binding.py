@@ -81,6 +81,7 @@ class PreparedTool:
         "group",
         "injections",
         "is_async",
+        "mapping_name",
         "name",
         "optional_injections",
         "pass_mapping",
@@ -102,6 +103,8 @@ class PreparedTool:
     optional_injections: frozenset[str]
     wants_context: bool
     pass_mapping: bool
+    mapping_name: str
+    """For external tools: the handler parameter that receives the arguments mapping."""
     is_async: bool
     shaper: ResultShaper | None
     _validator: Any
@@ -153,6 +156,7 @@ class PreparedTool:
                     arguments[name] = convert(arguments[name])
         except ConversionError as exc:
             raise ArgumentError([f"$.{name}: {exc}"]) from exc
+        target: dict[str, Any] = {self.mapping_name: arguments} if self.pass_mapping else arguments
         for name, kind in self.injections:
             if kind in {"project_dir", "project_dir:str"}:
                 if env.project_dir is None:
@@ -162,9 +166,9 @@ class PreparedTool:
                         "this tool needs the project directory, but none is configured "
                         "(ToolRegistry(project_dir=...) or --project-dir)",
                     )
-                arguments[name] = env.project_dir if kind == "project_dir" else str(env.project_dir)
+                target[name] = env.project_dir if kind == "project_dir" else str(env.project_dir)
             elif kind == "context":
-                arguments[name] = ToolContext(
+                target[name] = ToolContext(
                     tool_name=self.name,
                     call_id=call_id,
                     project_dir=env.project_dir,
@@ -172,14 +176,12 @@ class PreparedTool:
                     extra=extra or {},
                 )
             elif kind == "config":
-                arguments[name] = env.config
+                target[name] = env.config
             elif kind == "tool_name":
-                arguments[name] = self.name
+                target[name] = self.name
             else:
-                arguments[name] = call_id
-        if self.pass_mapping:
-            return {"arguments": arguments}
-        return arguments
+                target[name] = call_id
+        return target
 
 
 def _fill_template(
@@ -264,10 +266,16 @@ def _prepare_external(
     prepared.coercers = ()
     prepared.converters = ()
     injections = []
+    prepared.mapping_name = "arguments"
     if signature is not None:
+        names = []
         for parameter in signature.parameters.values():
             if is_context_annotation(parameter.annotation):
                 injections.append((parameter.name, "context"))
+            elif parameter.kind not in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD):
+                names.append(parameter.name)
+        if names:
+            prepared.mapping_name = names[0]
     prepared.injections = tuple(injections)
     prepared.optional_injections = frozenset()
     prepared.wants_context = bool(injections)
