@@ -1,0 +1,68 @@
+"""The README's commands and examples run as written."""
+
+import re
+import shlex
+import subprocess
+import sys
+
+from tests.conftest import ROOT, SCRIPTS
+
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def _blocks(language: str) -> list[str]:
+    return re.findall(rf"```{language}\n(.*?)```", README, flags=re.DOTALL)
+
+
+def _steps(command: str) -> list[list[str]]:
+    return [shlex.split(step) for step in command.strip().split("&&")]
+
+
+def test_readme_opens_with_the_two_commands():
+    main_job, tests = _blocks("bash")[:2]
+    assert README.index(main_job) < README.index("## ")
+    assert README.index(tests) < README.index("## ")
+    assert "pip install" in main_job
+    assert "pytest" in tests
+
+
+def test_ci_runs_exactly_the_readme_test_command():
+    test_command = _blocks("bash")[1].strip()
+    ci_lines = (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+    assert test_command in ci_lines
+
+
+def test_main_job_steps_run_after_install():
+    """Every step after the venv/pip set-up runs with the installed console script."""
+    main_job = _blocks("bash")[0]
+    ran = 0
+    for argv in _steps(main_job):
+        if argv[:3] == ["python3", "-m", "venv"] or "pip" in argv[0]:
+            continue
+        assert argv[0].startswith(".venv/bin/")
+        argv[0] = str(SCRIPTS / argv[0].removeprefix(".venv/bin/"))
+        done = subprocess.run(
+            argv, cwd=ROOT, capture_output=True, text=True, timeout=60, check=False
+        )
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.strip()
+        ran += 1
+    assert ran >= 2
+
+
+def test_programmatic_api_example_runs():
+    (example,) = _blocks("python")[:1]
+    done = subprocess.run(
+        [sys.executable, "-c", example],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0] == '{"order_id": "O-20261122", "quantity": 3, "express": false}'
+    assert lines[1] == "notes.txt.bak"
+    assert lines[2] == "True"
+    assert lines[3] == "invalid_arguments"
