@@ -23,6 +23,7 @@ __all__ = [
     "MISSING",
     "TYPE_ALIASES",
     "ErrorKind",
+    "McpServerSpec",
     "Param",
     "ParamDescriptor",
     "PromptSpec",
@@ -31,6 +32,7 @@ __all__ = [
     "ToolError",
     "ToolResult",
     "ToolSpec",
+    "WebSearchSpec",
     "normalize_type",
 ]
 
@@ -280,6 +282,8 @@ class ToolSpec:
     tags: tuple[str, ...] = ()
     side_effects: bool = False
     """The tool changes something outside (MCP destructiveHint); runs only after approval."""
+    effect: str = ""
+    """What the side effect is, in words shown to whoever approves the call."""
     idempotent: bool = False
     return_direct: bool = False
     """The result goes to the user instead of back to the model (Spring AI)."""
@@ -355,3 +359,63 @@ class ToolResult:
     call_id: str = ""
     return_direct: bool = False
     attempts: int = 1
+
+
+@dataclass(frozen=True, kw_only=True)
+class WebSearchSpec:
+    """Provider-hosted web search (seed: ``addWebSearch(type, city, country, region)``)."""
+
+    type: str = "web_search_preview"
+    """Provider tool type; the seed's alias ``default`` means ``web_search_preview``."""
+    city: str | None = None
+    country: str | None = None
+    region: str | None = None
+    origin: SourceLocation | None = None
+
+    def __post_init__(self) -> None:
+        if self.type == "default":
+            object.__setattr__(self, "type", "web_search_preview")
+
+
+@dataclass(frozen=True, kw_only=True)
+class McpServerSpec:
+    """An external MCP server (seed: ``addMcpServer(name, url, authorization, description)``).
+
+    ``via="hosted"`` hands the server to the provider (OpenAI's MCP tool);
+    ``via="client"`` makes tooldeck connect to it and register its tools
+    under ``prefix``, caching the tool list for ``cache_ttl`` seconds.
+    """
+
+    name: str
+    url: str | None = None
+    command: tuple[str, ...] | None = None
+    """Launch a local server over stdio instead of connecting to ``url``."""
+    env: Mapping[str, str] = field(default_factory=dict)
+    authorization: str | None = None
+    headers: Mapping[str, str] = field(default_factory=dict)
+    description: str | None = None
+    via: Literal["hosted", "client"] = "hosted"
+    prefix: str = ""
+    cache_ttl: float = 600.0
+    allowed_tools: tuple[str, ...] | None = None
+    origin: SourceLocation | None = None
+
+    def __post_init__(self) -> None:
+        if (self.url is None) == (self.command is None):
+            raise RegistrationError(
+                f"MCP server {self.name!r} needs exactly one of url or command",
+                tool_name=self.name,
+                code="TD114",
+            )
+        if self.via == "hosted" and self.url is None:
+            raise RegistrationError(
+                f"MCP server {self.name!r}: via=hosted needs a url the provider can reach",
+                tool_name=self.name,
+                code="TD114",
+            )
+        if self.via not in ("hosted", "client"):
+            raise RegistrationError(
+                f"MCP server {self.name!r}: via={self.via!r} is not 'hosted' or 'client'",
+                tool_name=self.name,
+                code="TD114",
+            )

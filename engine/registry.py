@@ -14,17 +14,25 @@ import logging
 import threading
 from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import Executor, ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Literal, overload
+from typing import Any, Literal, cast, overload
 
 from engine.binding import CallEnv, PreparedTool, prepare_tool
 from engine.calls import acall_prepared, call_prepared, new_call_id, unknown_tool
 from engine.diagnostics import Diagnostic, Severity
 from engine.errors import DuplicateToolError, RegistrationError, ToolCallError
 from engine.inference import describe_handler, infer_params, snake_case
-from engine.model import ParamDescriptor, PromptSpec, ResultSpec, ToolResult, ToolSpec
+from engine.model import (
+    McpServerSpec,
+    ParamDescriptor,
+    PromptSpec,
+    ResultSpec,
+    ToolResult,
+    ToolSpec,
+    WebSearchSpec,
+)
 from engine.names import is_provider_safe, safe_name
 from engine.prompts import PreparedPrompt, PromptMessage, prepare_prompt
 
@@ -36,14 +44,27 @@ DuplicatePolicy = Literal["error", "replace", "warn"]
 
 
 @dataclass(frozen=True)
+class _Grouped:
+    """A hosted entry (MCP server, web search) and the group that declared it."""
+
+    spec: Any
+    group: str | None
+
+
+_NO_ENTRIES: Mapping[str, Any] = MappingProxyType({})
+
+
+@dataclass(frozen=True)
 class _Snapshot:
-    tools: Mapping[str, PreparedTool]
-    prompts: Mapping[str, PreparedPrompt]
-    aliases: Mapping[str, str]
+    tools: Mapping[str, PreparedTool] = field(default_factory=lambda: _NO_ENTRIES)
+    prompts: Mapping[str, PreparedPrompt] = field(default_factory=lambda: _NO_ENTRIES)
+    aliases: Mapping[str, str] = field(default_factory=lambda: _NO_ENTRIES)
     """Provider-safe name -> registered name, for names providers reject."""
+    servers: Mapping[str, _Grouped] = field(default_factory=lambda: _NO_ENTRIES)
+    web_search: _Grouped | None = None
 
 
-_EMPTY = _Snapshot(MappingProxyType({}), MappingProxyType({}), MappingProxyType({}))
+_EMPTY = _Snapshot()
 
 
 @dataclass(frozen=True)
@@ -56,18 +77,13 @@ class RegistryChange:
     prompts_added: tuple[str, ...] = ()
     prompts_removed: tuple[str, ...] = ()
     prompts_changed: tuple[str, ...] = ()
+    servers_added: tuple[str, ...] = ()
+    servers_removed: tuple[str, ...] = ()
+    servers_changed: tuple[str, ...] = ()
+    web_search_changed: bool = False
 
     def __bool__(self) -> bool:
-        return any(
-            (
-                self.added,
-                self.removed,
-                self.changed,
-                self.prompts_added,
-                self.prompts_removed,
-                self.prompts_changed,
-            )
-        )
+        return any(getattr(self, f.name) for f in fields(self))
 
 
 @dataclass
@@ -79,6 +95,13 @@ class _Settings:
     on_duplicate: DuplicatePolicy
     executor: Executor | None = None
     diagnostics: list[Diagnostic] = field(default_factory=list)
+
+
+class _Keep:
+    """Marker: leave this part of the snapshot as it is."""
+
+
+_KEEP = _Keep()
 
 
 class ToolRegistry:
@@ -120,6 +143,7 @@ class ToolRegistry:
         self._snapshot = _EMPTY
         self._lock = threading.RLock()
         self._own_executor: ThreadPoolExecutor | None = None
+        self._checked: dict[int, tuple[ToolSpec, PreparedTool]] = {}
 
     # ----------------------------------------------------------------- settings
     @property
@@ -237,7 +261,7 @@ class ToolRegistry:
                 return snap.tools[spec.name].spec
             tools = dict(snap.tools)
             tools[spec.name] = prepared
-            self._publish(tools, dict(snap.prompts))
+            self._publish(tools)
         self._note_name(spec.name)
         return spec
 
@@ -289,7 +313,7 @@ class ToolRegistry:
                 return snap.prompts[spec.name].spec
             prompts = dict(snap.prompts)
             prompts[spec.name] = prepared
-            self._publish(dict(snap.tools), prompts)
+            self._publish(prompts=prompts)
         return spec
 
     def remove_tool(self, name: str) -> bool:
@@ -301,7 +325,7 @@ class ToolRegistry:
                 return False
             tools = dict(snap.tools)
             del tools[name]
-            self._publish(tools, dict(snap.prompts))
+            self._publish(tools)
             return True
 
     def remove_prompt(self, name: str) -> bool:
@@ -311,7 +335,7 @@ class ToolRegistry:
                 return False
             prompts = dict(snap.prompts)
             del prompts[name]
-            self._publish(dict(snap.tools), prompts)
+            self._publish(prompts=prompts)
             return True
 
     def replace_group(
@@ -319,43 +343,121 @@ class ToolRegistry:
         group: str,
         tools: Iterable[ToolSpec] = (),
         prompts: Iterable[PromptSpec] = (),
+        servers: Iterable[McpServerSpec] = (),
+        web_search: WebSearchSpec | None = None,
     ) -> RegistryChange:
-        """Atomically replace every tool and prompt of ``group`` with the given ones.
+        """Atomically replace everything ``group`` declared with the given entries.
 
         All-or-nothing: every spec is prepared first, and a name already taken
         by another group (or by code) raises :class:`DuplicateToolError`
         naming both, leaving the registry as it was.
         """
         new_tools: dict[str, PreparedTool] = {
-            spec.name: prepare_tool(spec, group=group) for spec in _unique(tools, "tool")
+            spec.name: self._prepared(spec, group) for spec in _unique(tools, "tool")
         }
         new_prompts: dict[str, PreparedPrompt] = {
             spec.name: prepare_prompt(spec, group=group) for spec in _unique(prompts, "prompt")
         }
+        new_servers = {s.name: _Grouped(s, group) for s in _unique(servers, "MCP server")}
         with self._lock:
             snap = self._snapshot
             for kind, current, incoming in (
                 ("tool", snap.tools, new_tools),
                 ("prompt", snap.prompts, new_prompts),
+                ("MCP server", snap.servers, new_servers),
             ):
                 for name in incoming:
                     other = current.get(name)
                     if other is not None and other.group != group:
-                        owner = "code" if other.group is None else other.group
-                        raise DuplicateToolError(
-                            f"{kind} {name!r} from {group} is already registered by {owner}",
-                            tool_name=name,
-                            code="TD112",
-                        )
+                        raise _taken(kind, name, group, other.group)
+            old_search = snap.web_search
+            if web_search is not None and old_search is not None and old_search.group != group:
+                raise _taken("web search", "web_search", group, old_search.group)
             all_tools = {n: t for n, t in snap.tools.items() if t.group != group}
             all_tools.update(new_tools)
             all_prompts = {n: p for n, p in snap.prompts.items() if p.group != group}
             all_prompts.update(new_prompts)
-            change = _diff(snap, all_tools, all_prompts, group)
-            self._publish(all_tools, all_prompts)
+            all_servers = {n: e for n, e in snap.servers.items() if e.group != group}
+            all_servers.update(new_servers)
+            if web_search is not None:
+                search: _Grouped | None = _Grouped(web_search, group)
+            elif old_search is not None and old_search.group == group:
+                search = None
+            else:
+                search = old_search
+            change = _diff(snap, all_tools, all_prompts, all_servers, search, group)
+            self._publish(all_tools, all_prompts, all_servers, search)
         for name in change.added + change.changed:
             self._note_name(name)
         return change
+
+    def validate_spec(self, spec: ToolSpec, *, group: str | None = None) -> None:
+        """Prepare ``spec`` now, raising RegistrationError; a later add reuses the work.
+
+        Loaders call this per tool to turn each declaration mistake into its
+        own diagnostic, then register the good ones in one atomic swap.
+        """
+        prepared = prepare_tool(spec, group=group)
+        with self._lock:
+            self._checked[id(spec)] = (spec, prepared)
+
+    def _prepared(self, spec: ToolSpec, group: str | None) -> PreparedTool:
+        with self._lock:
+            cached = self._checked.pop(id(spec), None)
+        if cached is not None and cached[0] is spec and cached[1].group == group:
+            return cached[1]
+        return prepare_tool(spec, group=group)
+
+    # ------------------------------------------------------------ hosted tools
+    def add_web_search(
+        self,
+        type: str = "default",
+        city: str | None = None,
+        country: str | None = None,
+        region: str | None = None,
+    ) -> WebSearchSpec:
+        """Enable provider-hosted web search (``default`` -> ``web_search_preview``)."""
+        spec = WebSearchSpec(type=type, city=city, country=country, region=region)
+        with self._lock:
+            self._publish(web_search=_Grouped(spec, None))
+        return spec
+
+    def add_mcp_server(
+        self,
+        name: str,
+        url: str | None = None,
+        authorization: str | None = None,
+        description: str | None = None,
+        *,
+        on_duplicate: DuplicatePolicy | None = None,
+        **options: Any,
+    ) -> McpServerSpec:
+        """Declare an MCP server, as the seed's ``addMcpServer(name, url, auth, description)``.
+
+        ``options`` are :class:`McpServerSpec` fields (``command``, ``via``,
+        ``prefix``, ``cache_ttl`` ...). Connecting happens in ``engine.mcp``.
+        """
+        spec = McpServerSpec(
+            name=name, url=url, authorization=authorization, description=description, **options
+        )
+        policy = on_duplicate or self._settings.on_duplicate
+        with self._lock:
+            snap = self._snapshot
+            if name in snap.servers and not self._may_add(name, policy, "MCP server"):
+                return cast(McpServerSpec, snap.servers[name].spec)
+            servers = dict(snap.servers)
+            servers[name] = _Grouped(spec, None)
+            self._publish(servers=servers)
+        return spec
+
+    def web_search(self) -> WebSearchSpec | None:
+        """The configured hosted web search, if any."""
+        entry = self._snapshot.web_search
+        return None if entry is None else cast(WebSearchSpec, entry.spec)
+
+    def mcp_servers(self) -> tuple[McpServerSpec, ...]:
+        """Every declared MCP server, in declaration order."""
+        return tuple(cast(McpServerSpec, e.spec) for e in self._snapshot.servers.values())
 
     def group_of(self, name: str) -> str | None:
         """The group a tool belongs to (``None`` for tools registered in code)."""
@@ -519,11 +621,27 @@ class ToolRegistry:
             code="TD112",
         )
 
-    def _publish(self, tools: dict[str, PreparedTool], prompts: dict[str, PreparedPrompt]) -> None:
-        aliases = {safe_name(n): n for n in tools if not is_provider_safe(n)}
-        self._snapshot = _Snapshot(
-            MappingProxyType(tools), MappingProxyType(prompts), MappingProxyType(aliases)
-        )
+    def _publish(
+        self,
+        tools: dict[str, PreparedTool] | None = None,
+        prompts: dict[str, PreparedPrompt] | None = None,
+        servers: dict[str, _Grouped] | None = None,
+        web_search: _Grouped | _Keep | None = _KEEP,
+    ) -> None:
+        """Swap in a new snapshot; unchanged parts are shared with the old one."""
+        snap = self._snapshot
+        changes: dict[str, Any] = {}
+        if tools is not None:
+            changes["tools"] = MappingProxyType(tools)
+            aliases = {safe_name(n): n for n in tools if not is_provider_safe(n)}
+            changes["aliases"] = MappingProxyType(aliases)
+        if prompts is not None:
+            changes["prompts"] = MappingProxyType(prompts)
+        if servers is not None:
+            changes["servers"] = MappingProxyType(servers)
+        if not isinstance(web_search, _Keep):
+            changes["web_search"] = web_search
+        self._snapshot = replace(snap, **changes)
 
     def _note_name(self, name: str) -> None:
         if is_provider_safe(name):
@@ -566,10 +684,19 @@ def _unique(specs: Iterable[Any], kind: str) -> list[Any]:
     return out
 
 
-def _diff(
+def _taken(kind: str, name: str, group: str, owner: str | None) -> DuplicateToolError:
+    by = "code" if owner is None else owner
+    return DuplicateToolError(
+        f"{kind} {name!r} from {group} is already registered by {by}", tool_name=name, code="TD112"
+    )
+
+
+def _diff(  # noqa: PLR0917 - one argument per part of the snapshot
     old: _Snapshot,
     tools: Mapping[str, PreparedTool],
     prompts: Mapping[str, PreparedPrompt],
+    servers: Mapping[str, _Grouped],
+    web_search: _Grouped | None,
     group: str,
 ) -> RegistryChange:
     def compare(
@@ -594,7 +721,21 @@ def _diff(
 
     t_added, t_removed, t_changed = compare(old.tools, tools)
     p_added, p_removed, p_changed = compare(old.prompts, prompts)
-    return RegistryChange(t_added, t_removed, t_changed, p_added, p_removed, p_changed)
+    s_added, s_removed, s_changed = compare(old.servers, servers)
+    before = old.web_search.spec if old.web_search is not None else None
+    after = web_search.spec if web_search is not None else None
+    return RegistryChange(
+        t_added,
+        t_removed,
+        t_changed,
+        p_added,
+        p_removed,
+        p_changed,
+        s_added,
+        s_removed,
+        s_changed,
+        before != after,
+    )
 
 
 def _raise(result: ToolResult) -> None:
