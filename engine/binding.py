@@ -15,7 +15,7 @@ import copy
 import inspect
 import json
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +27,7 @@ from engine.results import ResultShaper
 from engine.schema import tool_input_schema
 from engine.validation import (
     Checker,
+    check_fragment,
     compile_checker,
     compile_object_checker,
     describe_errors,
@@ -83,6 +84,7 @@ class PreparedTool:
         "is_async",
         "mapping_name",
         "name",
+        "null_is_absent",
         "optional_injections",
         "pass_mapping",
         "schema",
@@ -103,6 +105,12 @@ class PreparedTool:
     optional_injections: frozenset[str]
     wants_context: bool
     pass_mapping: bool
+    null_is_absent: frozenset[str]
+    """Optional, non-nullable parameters: a ``null`` for them means "not given".
+
+    Provider strict mode makes every parameter required and optional ones
+    nullable, so models send ``null`` where they would have left a key out.
+    """
     mapping_name: str
     """For external tools: the handler parameter that receives the arguments mapping."""
     is_async: bool
@@ -230,11 +238,21 @@ def prepare_tool(spec: ToolSpec, *, group: str | None = None) -> PreparedTool:
             code="TD107",
         ) from exc
     prepared.descriptions = {p.name: p.description for p in spec.params if p.description}
+    prepared.null_is_absent = frozenset(
+        p.name
+        for p in spec.params
+        if not p.required
+        and p.schema is None
+        and "null" not in p.types
+        and p.types
+        and not (p.enum is not None and None in p.enum)
+    )
+    _check_nested(spec, spec.params, root_defs or {}, top=True)
     prepared.defaults = _default_plan(spec, root_defs)
     prepared.coercers = tuple(
         (p.name, fix)
         for p in spec.params
-        if p.inject is None
+        if p.injected is None
         for fix in [_coercer(p)]
         if fix is not None
     )
@@ -261,6 +279,7 @@ def _prepare_external(
     prepared.check = validator.is_valid
     prepared._validator = validator
     prepared.pass_mapping = True
+    prepared.null_is_absent = frozenset()
     prepared.descriptions = {}
     prepared.defaults = ()
     prepared.coercers = ()
@@ -279,6 +298,37 @@ def _prepare_external(
     prepared.injections = tuple(injections)
     prepared.optional_injections = frozenset()
     prepared.wants_context = bool(injections)
+
+
+def _check_nested(
+    spec: ToolSpec, params: Iterable[ParamDescriptor], defs: Mapping[str, Any], *, top: bool
+) -> None:
+    """Raw fragments must be usable and nested defaults valid, at any depth."""
+    for param in params:
+        if param.schema is not None:
+            problem = check_fragment(param.schema, {**defs, **param.schema.get("$defs", {})})
+            if problem:
+                raise RegistrationError(
+                    f"parameter {param.name!r}: {problem}",
+                    tool_name=spec.name,
+                    param=param.name,
+                    code="TD104",
+                )
+        if (
+            not top
+            and param.has_default
+            and not compile_checker(param, root_defs=defs)(param.default)
+        ):
+            raise RegistrationError(
+                f"parameter {param.name!r}: default {param.default!r} is not valid for the "
+                "parameter's own type and constraints",
+                tool_name=spec.name,
+                param=param.name,
+                code="TD108",
+            )
+        nested = [*(param.properties or ()), *((param.items,) if param.items else ())]
+        if nested:
+            _check_nested(spec, nested, defs, top=False)
 
 
 def _default_plan(
@@ -332,8 +382,8 @@ def _bind_handler(
     converters = []
     params = signature.parameters if signature is not None else {}
     for param in spec.params:
-        if param.inject is not None:
-            kind = param.inject
+        if param.injected is not None:
+            kind = param.injected
             handler_param = params.get(param.name)
             if (
                 handler_param is not None

@@ -109,6 +109,10 @@ def _prepare_call(  # noqa: PLR0917 - hot path, positional on purpose
     args = parse_arguments(arguments)
     if isinstance(args, str):
         return error_result("invalid_arguments", args, tool_name=prepared.name, call_id=call_id)
+    if prepared.null_is_absent and None in args.values():
+        for name in prepared.null_is_absent & args.keys():
+            if args[name] is None:
+                del args[name]
     if lenient and prepared.coercers:
         args = prepared.coerce(args)
     if not prepared.check(args):

@@ -35,6 +35,8 @@ from engine.schema import param_schema
 __all__ = ["describe_handler", "infer_params", "snake_case"]
 
 _JSON_SCALARS = (str, int, float, bool, type(None))
+_ABSENT = object()
+"""A default with no JSON form: the field is optional and nothing is filled in."""
 
 
 def snake_case(name: str) -> str:
@@ -194,7 +196,7 @@ def _object_properties(cls: type) -> tuple[ParamDescriptor, ...]:
     if is_typeddict(cls):
         required = getattr(cls, "__required_keys__", frozenset(hints))
         return tuple(
-            _descriptor(name, hint, inspect.Parameter.empty if name in required else None, "")
+            _descriptor(name, hint, inspect.Parameter.empty if name in required else _ABSENT, "")
             for name, hint in hints.items()
         )
     props = []
@@ -202,7 +204,7 @@ def _object_properties(cls: type) -> tuple[ParamDescriptor, ...]:
         if field.default is not dataclasses.MISSING:
             default: Any = field.default
         elif field.default_factory is not dataclasses.MISSING:
-            default = object()  # handler-side default: optional, not shown
+            default = _ABSENT  # handler-side default: optional, not shown
         else:
             default = inspect.Parameter.empty
         props.append(_descriptor(field.name, hints.get(field.name, Any), default, ""))

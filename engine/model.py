@@ -199,12 +199,12 @@ class ParamDescriptor:
                     **where,
                 )
             declared = self.schema.get("type")
-            set_(self, "type", "any" if declared is None else _normalize(declared, self.name))
+            set_(self, "type", "any" if declared is None else _fragment_type(declared, self.name))
         else:
             set_(self, "type", _normalize(self.type, self.name))
         if self.default is not MISSING:
             set_(self, "required", False)
-        if self.enum is not None:
+        if self.enum is not None and not isinstance(self.enum, str | bytes | Mapping):
             set_(self, "enum", tuple(self.enum))
         items: Any = self.items
         if isinstance(items, str | list | tuple):
@@ -218,8 +218,15 @@ class ParamDescriptor:
                 code="TD105",
                 **where,
             )
-        if self.name == "project_dir" and self.inject is None:
-            set_(self, "inject", "project_dir")
+        if isinstance(self.enum, str | bytes | Mapping) or (
+            self.enum is not None and len(self.enum) == 0
+        ):
+            raise RegistrationError(
+                f"parameter {self.name!r}: enum must be a non-empty list of values",
+                code="TD104",
+                **where,
+            )
+        _check_constraints(self)
 
     @property
     def types(self) -> tuple[str, ...]:
@@ -232,9 +239,66 @@ class ParamDescriptor:
     def has_default(self) -> bool:
         return self.default is not MISSING
 
+    @property
+    def injected(self) -> str | None:
+        """What fills this parameter when it is a tool's top-level parameter.
+
+        ``project_dir`` is injected by name (seed behaviour) even without
+        ``inject=``; nested object fields are never injected.
+        """
+        if self.inject is not None:
+            return self.inject
+        return "project_dir" if self.name == "project_dir" else None
+
 
 Param = ParamDescriptor
 """Short alias for :class:`ParamDescriptor`."""
+
+_COUNTS = ("min_length", "max_length", "min_items", "max_items")
+
+
+def _check_constraints(param: ParamDescriptor) -> None:
+    """Constraint values that would make a schema invalid fail at declaration time."""
+
+    def fail(message: str) -> RegistrationError:
+        return RegistrationError(
+            f"parameter {param.name!r}: {message}", param=param.name, code="TD104"
+        )
+
+    for name in _COUNTS:
+        value = getattr(param, name)
+        if value is not None and (
+            not isinstance(value, int) or isinstance(value, bool) or value < 0
+        ):
+            raise fail(f"{name} must be a whole number >= 0, got {value!r}")
+    for name in ("minimum", "maximum"):
+        value = getattr(param, name)
+        if value is not None and (not isinstance(value, int | float) or isinstance(value, bool)):
+            raise fail(f"{name} must be a number, got {value!r}")
+    for low, high in (
+        ("minimum", "maximum"),
+        ("min_length", "max_length"),
+        ("min_items", "max_items"),
+    ):
+        lo, hi = getattr(param, low), getattr(param, high)
+        if lo is not None and hi is not None and lo > hi:
+            raise fail(f"{low} {lo!r} is greater than {high} {hi!r}")
+    for name in ("pattern", "format", "description"):
+        value = getattr(param, name)
+        if value is not None and not isinstance(value, str):
+            raise fail(f"{name} must be a string, got {value!r}")
+    if param.pattern is not None:
+        import re
+
+        try:
+            re.compile(param.pattern)
+        except re.error as exc:
+            raise RegistrationError(
+                f"parameter {param.name!r}: pattern {param.pattern!r} is not a valid regular "
+                f"expression: {exc}",
+                param=param.name,
+                code="TD107",
+            ) from None
 
 
 def _normalize(value: Any, param: str) -> str | tuple[str, ...]:
@@ -246,6 +310,19 @@ def _normalize(value: Any, param: str) -> str | tuple[str, ...]:
             param=param,
             code=exc.code,
         ) from None
+
+
+def _fragment_type(declared: Any, param: str) -> str | tuple[str, ...]:
+    """A raw fragment's type must already be JSON Schema: no aliases are rewritten in it."""
+    names = [declared] if isinstance(declared, str) else declared
+    if not isinstance(names, list | tuple) or not all(n in JSON_TYPES for n in names):
+        raise RegistrationError(
+            f"parameter {param!r}: schema type {declared!r} is not JSON Schema; use "
+            f"{', '.join(JSON_TYPES)}",
+            param=param,
+            code="TD104",
+        )
+    return names[0] if len(names) == 1 else tuple(names)
 
 
 def _as_descriptors(
@@ -394,13 +471,16 @@ class McpServerSpec:
     authorization: str | None = None
     headers: Mapping[str, str] = field(default_factory=dict)
     description: str | None = None
-    via: Literal["hosted", "client"] = "hosted"
+    via: Literal["hosted", "client"] | None = None
+    """``None`` picks ``hosted`` for a url and ``client`` for a command."""
     prefix: str = ""
     cache_ttl: float = 600.0
     allowed_tools: tuple[str, ...] | None = None
     origin: SourceLocation | None = None
 
     def __post_init__(self) -> None:
+        if self.via is None:
+            object.__setattr__(self, "via", "client" if self.command is not None else "hosted")
         if (self.url is None) == (self.command is None):
             raise RegistrationError(
                 f"MCP server {self.name!r} needs exactly one of url or command",

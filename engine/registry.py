@@ -35,6 +35,7 @@ from engine.model import (
 )
 from engine.names import is_provider_safe, safe_name
 from engine.prompts import PreparedPrompt, PromptMessage, prepare_prompt
+from engine.secrets import Secrets
 
 __all__ = ["DuplicatePolicy", "RegistryChange", "ToolRegistry"]
 
@@ -144,6 +145,8 @@ class ToolRegistry:
         self._lock = threading.RLock()
         self._own_executor: ThreadPoolExecutor | None = None
         self._checked: dict[int, tuple[ToolSpec, PreparedTool]] = {}
+        self.secrets = Secrets()
+        """Values never shown in error results (the manifest loader adds env values)."""
 
     # ----------------------------------------------------------------- settings
     @property
@@ -540,10 +543,11 @@ class ToolRegistry:
                 extra=context,
                 lenient=self._settings.lenient if lenient is None else lenient,
             )
-        if not result.ok and (
-            self._settings.raise_errors if raise_errors is None else raise_errors
-        ):
-            _raise(result)
+        if not result.ok:
+            if self.secrets:
+                _redact(result, self.secrets)
+            if self._settings.raise_errors if raise_errors is None else raise_errors:
+                _raise(result)
         return result
 
     async def acall(
@@ -571,10 +575,11 @@ class ToolRegistry:
                 lenient=self._settings.lenient if lenient is None else lenient,
                 executor=self._executor(),
             )
-        if not result.ok and (
-            self._settings.raise_errors if raise_errors is None else raise_errors
-        ):
-            _raise(result)
+        if not result.ok:
+            if self.secrets:
+                _redact(result, self.secrets)
+            if self._settings.raise_errors if raise_errors is None else raise_errors:
+                _raise(result)
         return result
 
     def render_prompt(self, name: str, arguments: Any = None) -> PromptMessage:
@@ -742,3 +747,9 @@ def _raise(result: ToolResult) -> None:
     error = result.error
     assert error is not None
     raise ToolCallError(error.kind, error.message, tool_name=result.tool_name) from error.exception
+
+
+def _redact(result: ToolResult, secrets: Secrets) -> None:
+    result.text = secrets.redact(result.text)
+    if result.error is not None:
+        result.error.message = secrets.redact(result.error.message)

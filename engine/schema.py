@@ -25,13 +25,26 @@ def tool_input_schema(
     params: Iterable[ParamDescriptor],
     *,
     tool_name: str | None = None,
+    nested: bool = False,
 ) -> dict[str, Any]:
-    """The object schema a model fills in to call a tool with ``params``."""
+    """The object schema a model fills in to call a tool with ``params``.
+
+    Injected parameters are left out at the top level; ``nested=True`` is for
+    an object parameter's fields, which are never injected.
+    """
     properties: dict[str, Any] = {}
     required: list[str] = []
     defs: dict[str, Any] = {}
     for param in params:
-        if param.inject is not None:
+        if nested and param.inject is not None:
+            raise RegistrationError(
+                f"parameter {param.name!r}: inject= applies only to a tool's own parameters, "
+                "not to fields of an object parameter",
+                tool_name=tool_name,
+                param=param.name,
+                code="TD105",
+            )
+        if not nested and param.injected is not None:
             continue
         if param.name in properties:
             raise RegistrationError(
@@ -95,7 +108,7 @@ def param_schema(
     if param.max_items is not None:
         out["maxItems"] = param.max_items
     if param.properties is not None:
-        nested = tool_input_schema(param.properties, tool_name=tool_name)
+        nested = tool_input_schema(param.properties, tool_name=tool_name, nested=True)
         for key, value in nested.pop("$defs", {}).items():
             _hoist({key: value}, defs, param, tool_name)
         out["properties"] = nested["properties"]

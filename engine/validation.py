@@ -26,6 +26,7 @@ from engine.model import ParamDescriptor
 __all__ = [
     "FORMAT_CHECKER",
     "Checker",
+    "check_fragment",
     "compile_checker",
     "compile_object_checker",
     "describe_errors",
@@ -44,44 +45,45 @@ _DATETIME = re.compile(
     r"^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$",
 )
 _TIME = re.compile(r"^\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})?$")
-_EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
-_URI = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:[^\s]*$")
+_EMAIL = re.compile(r"[^@\s]+@[^@\s]+\.[^@\s]+")
+_URI = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:\S*")
+_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 
 
 @FORMAT_CHECKER.checks("date", raises=ValueError)
 def _is_date(value: object) -> bool:
     if not isinstance(value, str):
         return True
-    return bool(_DATE.match(value)) and bool(date.fromisoformat(value))
+    return bool(_DATE.fullmatch(value)) and bool(date.fromisoformat(value))
 
 
 @FORMAT_CHECKER.checks("date-time", raises=ValueError)
 def _is_datetime(value: object) -> bool:
     if not isinstance(value, str):
         return True
-    return bool(_DATETIME.match(value)) and bool(datetime.fromisoformat(value))
+    return bool(_DATETIME.fullmatch(value)) and bool(datetime.fromisoformat(value.upper()))
 
 
 @FORMAT_CHECKER.checks("time", raises=ValueError)
 def _is_time(value: object) -> bool:
     if not isinstance(value, str):
         return True
-    return bool(_TIME.match(value)) and bool(time.fromisoformat(value.rstrip("Zz")))
+    return bool(_TIME.fullmatch(value)) and bool(time.fromisoformat(value.rstrip("Zz")))
 
 
 @FORMAT_CHECKER.checks("uuid", raises=ValueError)
 def _is_uuid(value: object) -> bool:
-    return not isinstance(value, str) or (len(value) == 36 and bool(uuid.UUID(value)))
+    return not isinstance(value, str) or (bool(_UUID.fullmatch(value)) and bool(uuid.UUID(value)))
 
 
 @FORMAT_CHECKER.checks("email")
 def _is_email(value: object) -> bool:
-    return not isinstance(value, str) or bool(_EMAIL.match(value))
+    return not isinstance(value, str) or bool(_EMAIL.fullmatch(value))
 
 
 @FORMAT_CHECKER.checks("uri")
 def _is_uri(value: object) -> bool:
-    return not isinstance(value, str) or bool(_URI.match(value))
+    return not isinstance(value, str) or bool(_URI.fullmatch(value))
 
 
 @FORMAT_CHECKER.checks("ipv4", raises=ValueError)
@@ -91,7 +93,7 @@ def _is_ipv4(value: object) -> bool:
 
 @FORMAT_CHECKER.checks("ipv6", raises=ValueError)
 def _is_ipv6(value: object) -> bool:
-    return not isinstance(value, str) or bool(ipaddress.IPv6Address(value))
+    return not isinstance(value, str) or ("%" not in value and bool(ipaddress.IPv6Address(value)))
 
 
 def schema_validator(schema: Mapping[str, Any]) -> Draft202012Validator:
@@ -138,6 +140,29 @@ _TYPE_TESTS: dict[str, Checker] = {
 }
 
 
+def check_fragment(fragment: Mapping[str, Any], defs: Mapping[str, Any]) -> str | None:
+    """Why a raw ``schema=`` fragment is unusable (invalid schema, dangling $ref), or None."""
+    try:
+        Draft202012Validator.check_schema(dict(fragment))
+    except jsonschema.SchemaError as exc:
+        return f"schema is not valid JSON Schema: {exc.message}"
+    for ref in _refs(fragment):
+        if not ref.startswith("#/$defs/") or ref.removeprefix("#/$defs/").split("/")[0] not in defs:
+            return f"schema $ref {ref!r} does not point into its $defs"
+    return None
+
+
+def _refs(value: Any) -> list[str]:
+    if isinstance(value, dict):
+        found = [value["$ref"]] if isinstance(value.get("$ref"), str) else []
+        for item in value.values():
+            found.extend(_refs(item))
+        return found
+    if isinstance(value, list):
+        return [ref for item in value for ref in _refs(item)]
+    return []
+
+
 def compile_checker(
     param: ParamDescriptor,
     *,
@@ -164,7 +189,7 @@ def compile_checker(
     if param.items is not None or param.min_items is not None or param.max_items is not None:
         tests.append(_array_test(param, root_defs))
     if param.properties is not None:
-        inner = compile_object_checker(param.properties, root_defs=root_defs)
+        inner = compile_object_checker(param.properties, root_defs=root_defs, nested=True)
         tests.append(lambda v: not isinstance(v, dict) or inner(v))
     if not tests:
         return lambda v: True
@@ -181,9 +206,10 @@ def compile_object_checker(
     params: Sequence[ParamDescriptor],
     *,
     root_defs: Mapping[str, Any] | None = None,
+    nested: bool = False,
 ) -> Checker:
     """Check a whole arguments object: known keys only, required present, each valid."""
-    visible = [p for p in params if p.inject is None]
+    visible = [p for p in params if nested or p.injected is None]
     checks = {p.name: compile_checker(p, root_defs=root_defs) for p in visible}
     required = frozenset(p.name for p in visible if p.required)
     get = checks.get

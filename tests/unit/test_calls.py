@@ -614,3 +614,18 @@ async def test_external_tool_with_its_own_schema():
     assert registry.call("remote_search", {"q": "sync"}).ok
     with pytest.raises(RegistrationError, match="not a valid JSON Schema"):
         registry.add_external_tool("bad", "B.", {"type": 12}, proxy)
+
+
+def test_null_for_an_optional_parameter_means_absent():
+    """Provider strict mode makes models send null where they would omit a key."""
+    registry = ToolRegistry()
+    registry.add_tool(None, None, add_order)
+    result = registry.call("add_order", {"order_id": "O-1", "quantity": None, "express": None})
+    assert result.value == {"order_id": "O-1", "quantity": 1, "express": False}
+    assert registry.call("add_order", {"order_id": None}).error.kind == "invalid_arguments"
+
+    def nullable(note: str | None = "x") -> str | None:
+        return note
+
+    registry.add_tool(None, None, nullable)
+    assert registry.call("nullable", {"note": None}).value is None

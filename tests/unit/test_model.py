@@ -77,7 +77,8 @@ def test_schema_fragment_sets_type():
 
 
 def test_project_dir_is_injected_and_inject_names_are_checked():
-    assert ParamDescriptor("project_dir").inject == "project_dir"
+    assert ParamDescriptor("project_dir").injected == "project_dir"
+    assert ParamDescriptor("project_dir").inject is None
     assert ParamDescriptor("cfg", inject="config").inject == "config"
     with pytest.raises(RegistrationError, match="inject='secrets'"):
         ParamDescriptor("x", inject="secrets")

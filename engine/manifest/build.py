@@ -1,0 +1,329 @@
+"""A validated manifest document -> ToolSpec / PromptSpec / McpServerSpec / WebSearchSpec.
+
+This is the only place YAML meets the data model, and it builds nothing the
+programmatic API could not: every entry becomes the same ParamDescriptor and
+ToolSpec a Python caller would write, and each tool is prepared through
+``registry.validate_spec`` so its declaration mistakes (a default that
+violates its type, a parameter the handler cannot accept) come back as
+located diagnostics with the registry's own codes. One bad entry never
+hides the good ones: it is reported and skipped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from engine.diagnostics import Diagnostic, Severity, SourceLocation
+from engine.errors import RegistrationError
+from engine.inference import describe_handler, infer_params, snake_case
+from engine.manifest.resolve import ResolveError, parse_duration, resolve_handler
+from engine.manifest.yamlsource import YamlDocument
+from engine.model import (
+    MISSING,
+    McpServerSpec,
+    ParamDescriptor,
+    PromptSpec,
+    ResultSpec,
+    ToolSpec,
+    WebSearchSpec,
+)
+
+__all__ = ["Bundle", "build_bundle"]
+
+Path_ = tuple[str | int, ...]
+
+_OPTION_KEYS = (
+    "tags",
+    "side_effects",
+    "effect",
+    "idempotent",
+    "return_direct",
+    "timeout",
+    "strict",
+    "result",
+    "lenient",
+    "inline",
+)
+_PARAM_FIELDS = (
+    "minimum",
+    "maximum",
+    "min_length",
+    "max_length",
+    "min_items",
+    "max_items",
+    "pattern",
+    "format",
+    "inject",
+)
+_ERROR_FIELD = {"TD101": "type", "TD106": "default", "TD108": "default", "TD107": "pattern"}
+
+
+@dataclass
+class Bundle:
+    """What one manifest file declares, ready to register as one group."""
+
+    file: str
+    name: str
+    description: str = ""
+    active: bool = True
+    inactive_reason: str = ""
+    tools: list[ToolSpec] = field(default_factory=list)
+    tool_paths: dict[str, Path_] = field(default_factory=dict)
+    prompts: list[PromptSpec] = field(default_factory=list)
+    prompt_paths: dict[str, Path_] = field(default_factory=dict)
+    servers: list[McpServerSpec] = field(default_factory=list)
+    web_search: WebSearchSpec | None = None
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+
+def build_bundle(
+    doc: YamlDocument,
+    data: Mapping[str, Any],
+    *,
+    allowed: Iterable[str],
+    validate: Callable[[ToolSpec], None],
+    search_root: Mapping[str, Any],
+    app_class: type | None,
+) -> Bundle:
+    """Turn a document that passed the meta-schema into specs plus diagnostics."""
+    builder = _Builder(doc, tuple(allowed), validate)
+    bundle = Bundle(
+        file=doc.file,
+        name=str(data.get("bundle") or Path(doc.file).stem),
+        description=str(data.get("description", "")),
+    )
+    builder.bundle = bundle
+    _activation(bundle, builder, data, search_root, app_class)
+    defaults = dict(data.get("defaults", {}))
+    for index, entry in enumerate(data.get("tools", [])):
+        builder.tool(entry, ("tools", index), defaults)
+    for index, entry in enumerate(data.get("prompts", [])):
+        builder.prompt(entry, ("prompts", index))
+    for index, entry in enumerate(data.get("mcp_servers", [])):
+        builder.server(entry, ("mcp_servers", index))
+    if "web_search" in data:
+        search = data["web_search"]
+        bundle.web_search = WebSearchSpec(
+            type=search.get("type", "default"),
+            city=search.get("city"),
+            country=search.get("country"),
+            region=search.get("region"),
+            origin=doc.locate(("web_search",)),
+        )
+    return bundle
+
+
+def _activation(
+    bundle: Bundle,
+    builder: _Builder,
+    data: Mapping[str, Any],
+    search_root: Mapping[str, Any],
+    app_class: type | None,
+) -> None:
+    supported = data.get("supported_for")
+    if supported and app_class is not None:
+        names = {f"{c.__module__}:{c.__qualname__}" for c in app_class.__mro__}
+        if not names.intersection(supported):
+            bundle.active = False
+            bundle.inactive_reason = f"supported_for does not include {app_class.__qualname__}"
+    expression = data.get("enabled_when")
+    if expression:
+        import jmespath
+
+        try:
+            enabled = jmespath.search(expression, dict(search_root))
+        except Exception as exc:
+            builder.report(("enabled_when",), "TD215", f"invalid JMESPath expression: {exc}")
+            return
+        if not enabled and bundle.active:
+            bundle.active = False
+            bundle.inactive_reason = f"enabled_when {expression!r} is false"
+
+
+class _Builder:
+    def __init__(
+        self, doc: YamlDocument, allowed: tuple[str, ...], validate: Callable[[ToolSpec], None]
+    ) -> None:
+        self.doc = doc
+        self.allowed = allowed
+        self.validate = validate
+        self.bundle: Bundle
+
+    def report(
+        self,
+        path: Path_,
+        code: str,
+        message: str,
+        *,
+        severity: Severity = Severity.ERROR,
+        tool: str | None = None,
+    ) -> None:
+        self.bundle.diagnostics.append(
+            Diagnostic(
+                code=code,
+                message=message,
+                severity=severity,
+                location=self.doc.locate(path),
+                tool_name=tool,
+            )
+        )
+
+    def locate(self, path: Path_) -> SourceLocation:
+        return self.doc.locate(path)
+
+    def handler(self, reference: str, path: Path_) -> Callable[..., Any] | None:
+        try:
+            return resolve_handler(reference, self.allowed)
+        except ResolveError as exc:
+            self.report((*path, "handler"), exc.code, exc.message)
+            return None
+
+    def params(
+        self, entries: list[Any], path: Path_, owner: str | None
+    ) -> tuple[ParamDescriptor, ...] | None:
+        params = []
+        ok = True
+        for index, entry in enumerate(entries):
+            try:
+                params.append(_param(entry))
+            except RegistrationError as exc:
+                where = (*path, index, _ERROR_FIELD.get(exc.code, "name"))
+                self.report(where, exc.code, exc.message, tool=owner)
+                ok = False
+        return tuple(params) if ok else None
+
+    def registration_error(
+        self, exc: RegistrationError, path: Path_, entries: list[Any] | None, name: str
+    ) -> None:
+        where: Path_ = path
+        if exc.code in ("TD110", "TD111"):
+            where = (*path, "handler")
+        elif exc.code == "TD109":
+            where = (*path, "result", "select")
+        elif exc.param and entries is not None:
+            for index, entry in enumerate(entries):
+                if isinstance(entry, Mapping) and entry.get("name") == exc.param:
+                    where = (*path, "params", index, _ERROR_FIELD.get(exc.code, "name"))
+                    break
+        self.report(where, exc.code, exc.message, tool=name)
+
+    def tool(self, entry: Mapping[str, Any], path: Path_, defaults: Mapping[str, Any]) -> None:
+        handler = self.handler(entry["handler"], path)
+        if handler is None:
+            return
+        name = entry.get("name") or snake_case(getattr(handler, "__name__", "tool"))
+        declared = entry.get("params")
+        if declared is None:
+            params: tuple[ParamDescriptor, ...] | None = infer_params(handler)
+        else:
+            params = self.params(declared, (*path, "params"), name)
+        if params is None:
+            return
+        options = {**defaults, **{k: entry[k] for k in _OPTION_KEYS if k in entry}}
+        try:
+            if "timeout" in options:
+                options["timeout"] = parse_duration(options["timeout"])
+            if "result" in options:
+                options["result"] = ResultSpec(**options["result"])
+            if "tags" in options:
+                options["tags"] = tuple(options["tags"])
+            description = entry.get("description")
+            spec = ToolSpec(
+                name=name,
+                description=description if description is not None else describe_handler(handler),
+                handler=handler,
+                params=params,
+                bundle=self.bundle.name,
+                origin=self.locate(path),
+                **options,
+            )
+            self.validate(spec)
+        except ResolveError as exc:
+            self.report((*path, "timeout"), exc.code, exc.message, tool=name)
+            return
+        except RegistrationError as exc:
+            self.registration_error(exc, path, declared, name)
+            return
+        self.bundle.tools.append(spec)
+        self.bundle.tool_paths[name] = path
+
+    def prompt(self, entry: Mapping[str, Any], path: Path_) -> None:
+        from engine.prompts import prepare_prompt
+
+        name = entry["name"]
+        handler = None
+        if "handler" in entry:
+            handler = self.handler(entry["handler"], path)
+            if handler is None:
+                return
+        declared = entry.get("params")
+        if declared is None and handler is not None:
+            params: tuple[ParamDescriptor, ...] | None = infer_params(handler)
+        else:
+            params = self.params(declared or [], (*path, "params"), name)
+        if params is None:
+            return
+        try:
+            spec = PromptSpec(
+                name=name,
+                description=entry.get("description", ""),
+                role=entry.get("role", "assistant"),
+                params=params,
+                template=entry.get("template"),
+                handler=handler,
+                tags=tuple(entry.get("tags", ())),
+                bundle=self.bundle.name,
+                origin=self.locate(path),
+            )
+            prepare_prompt(spec)
+        except RegistrationError as exc:
+            field_name = "template" if "template" in entry else "handler"
+            self.registration_error(
+                exc, (*path, field_name) if exc.code == "TD113" else path, declared, name
+            )
+            return
+        self.bundle.prompts.append(spec)
+        self.bundle.prompt_paths[name] = path
+
+    def server(self, entry: Mapping[str, Any], path: Path_) -> None:
+        options = dict(entry)
+        try:
+            if "cache_ttl" in options:
+                options["cache_ttl"] = parse_duration(options["cache_ttl"])
+            if "command" in options:
+                options["command"] = tuple(options["command"])
+            if "allowed_tools" in options:
+                options["allowed_tools"] = tuple(options["allowed_tools"])
+            spec = McpServerSpec(origin=self.locate(path), **options)
+        except ResolveError as exc:
+            self.report((*path, "cache_ttl"), exc.code, exc.message, tool=entry.get("name"))
+            return
+        except RegistrationError as exc:
+            self.report(path, exc.code, exc.message, tool=entry.get("name"))
+            return
+        self.bundle.servers.append(spec)
+
+
+def _param(entry: Mapping[str, Any]) -> ParamDescriptor:
+    """One YAML parameter entry -> ParamDescriptor (nested items/properties too)."""
+    kwargs: dict[str, Any] = {k: entry[k] for k in _PARAM_FIELDS if k in entry}
+    if "enum" in entry:
+        kwargs["enum"] = tuple(entry["enum"])
+    if "schema" in entry:
+        kwargs["schema"] = entry["schema"]
+    if "items" in entry:
+        items = entry["items"]
+        kwargs["items"] = items if isinstance(items, str) else _param({"name": "items", **items})
+    if "properties" in entry:
+        kwargs["properties"] = tuple(_param(p) for p in entry["properties"])
+    return ParamDescriptor(
+        entry.get("name", "items"),
+        entry.get("type", "string"),
+        entry.get("required", True),
+        entry.get("description", ""),
+        default=entry.get("default", MISSING),
+        **kwargs,
+    )

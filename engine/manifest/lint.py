@@ -1,0 +1,434 @@
+"""Lint rules beyond the meta-schema: what makes a valid manifest a poor one.
+
+Each rule is a small function registered in :data:`RULES` with its code,
+default severity and documentation (what it catches, why it matters, a bad
+and a good example), mirrored in ``docs/diagnostics.md``. Severities and
+thresholds are configurable in ``pyproject.toml``::
+
+    [tool.tooldeck.lint]
+    min_description_length = 20        # TD402
+    min_param_description_length = 8   # TD404
+    token_budget = 4000                # TD406, per bundle
+    [tool.tooldeck.lint.severity]
+    TD402 = "off"                      # error | warning | info | off
+
+Only rule codes (TD4xx) and the provider-name warning TD120 can be
+re-levelled; problems that stop a file from loading are always errors.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from engine.diagnostics import Diagnostic, Severity
+from engine.manifest.build import Bundle
+from engine.manifest.loader import LoadResult
+from engine.names import is_provider_safe, safe_name
+from engine.registry import ToolRegistry
+from engine.validation import FORMAT_CHECKER
+
+__all__ = ["RULES", "LintSettings", "Rule", "lint", "load_settings"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class LintSettings:
+    """Thresholds and severity overrides, from ``[tool.tooldeck.lint]``."""
+
+    min_description_length: int = 20
+    min_param_description_length: int = 8
+    token_budget: int = 4000
+    severity: dict[str, str] = field(default_factory=dict)
+    source: str | None = None
+
+
+@dataclass(frozen=True)
+class Rule:
+    code: str
+    name: str
+    severity: Severity
+    check: Callable[[LintContext], Iterator[Diagnostic]]
+    doc: str
+
+
+@dataclass
+class LintContext:
+    result: LoadResult
+    registry: ToolRegistry
+    settings: LintSettings
+
+    def at(
+        self,
+        bundle: Bundle,
+        path: tuple[str | int, ...],
+        code: str,
+        message: str,
+        tool: str | None = None,
+    ) -> Diagnostic:
+        doc = self.result.documents[bundle.file]
+        return Diagnostic(
+            code=code,
+            message=message,
+            severity=RULE_BY_CODE[code].severity,
+            location=doc.locate(path),
+            tool_name=tool,
+        )
+
+    def tools(self) -> Iterator[tuple[Bundle, Any, tuple[str | int, ...], dict[str, Any]]]:
+        """(bundle, spec, path, raw entry) for every tool that built."""
+        for bundle in self.result.bundles.values():
+            data = self.result.documents[bundle.file].data or {}
+            for spec in bundle.tools:
+                path = bundle.tool_paths[spec.name]
+                yield bundle, spec, path, data["tools"][path[1]]
+
+
+RULES: list[Rule] = []
+
+
+def rule(
+    code: str, name: str, severity: Severity
+) -> Callable[
+    [Callable[[LintContext], Iterator[Diagnostic]]], Callable[[LintContext], Iterator[Diagnostic]]
+]:
+    def register(
+        check: Callable[[LintContext], Iterator[Diagnostic]],
+    ) -> Callable[[LintContext], Iterator[Diagnostic]]:
+        RULES.append(Rule(code, name, severity, check, (check.__doc__ or "").strip()))
+        return check
+
+    return register
+
+
+@rule("TD401", "tool-description-missing", Severity.ERROR)
+def _tool_description_missing(ctx: LintContext) -> Iterator[Diagnostic]:
+    """A tool has no description (neither in the manifest nor in the handler's docstring).
+
+    Why: the description is all a model reads to decide when to call a tool;
+    missing descriptions are the most common defect in published tool catalogs.
+
+    Bad:  ``{name: lookup, handler: handlers.orders:lookup}`` with an undocumented handler
+    Good: ``{name: lookup, handler: ..., description: "Look up an order by id."}``
+    """
+    for bundle, spec, path, _ in ctx.tools():
+        if not spec.description.strip():
+            yield ctx.at(
+                bundle,
+                path,
+                "TD401",
+                f"tool {spec.name!r} has no description; say what it does and when to use it",
+                spec.name,
+            )
+
+
+@rule("TD402", "tool-description-short", Severity.WARNING)
+def _tool_description_short(ctx: LintContext) -> Iterator[Diagnostic]:
+    """A tool description shorter than ``min_description_length`` (default 20 characters).
+
+    Why: "Reads file." does not tell a model what comes back, in what form, or
+    when another tool fits better.
+
+    Bad:  ``description: Reads.``
+    Good: ``description: Read part of a text file in the project as plain lines.``
+    """
+    limit = ctx.settings.min_description_length
+    for bundle, spec, path, entry in ctx.tools():
+        text = spec.description.strip()
+        if text and len(text) < limit:
+            where = (*path, "description") if "description" in entry else path
+            yield ctx.at(
+                bundle,
+                where,
+                "TD402",
+                f"tool {spec.name!r} description is {len(text)} characters; write at least {limit}",
+                spec.name,
+            )
+
+
+@rule("TD403", "param-description-missing", Severity.WARNING)
+def _param_description_missing(ctx: LintContext) -> Iterator[Diagnostic]:
+    """A model-facing parameter has no description.
+
+    Why: the model fills parameters from their names and descriptions alone;
+    ``id`` without "Order id, O-YYYYMMDD" gets guessed.
+
+    Bad:  ``- {name: order_id}``
+    Good: ``- {name: order_id, description: "Order id, O-YYYYMMDD"}``
+    """
+    for bundle, spec, path, entry in ctx.tools():
+        for index, param in enumerate(spec.params):
+            if param.inject is None and not param.description.strip():
+                where = (*path, "params", index) if "params" in entry else path
+                yield ctx.at(
+                    bundle,
+                    where,
+                    "TD403",
+                    f"parameter {param.name!r} of tool {spec.name!r} has no description",
+                    spec.name,
+                )
+
+
+@rule("TD404", "param-description-short", Severity.WARNING)
+def _param_description_short(ctx: LintContext) -> Iterator[Diagnostic]:
+    """A parameter description shorter than ``min_param_description_length`` (default 8).
+
+    Why: a one-word description rarely adds anything the name does not say.
+
+    Bad:  ``- {name: path, description: path}``
+    Good: ``- {name: path, description: "File path relative to the project"}``
+    """
+    limit = ctx.settings.min_param_description_length
+    for bundle, spec, path, entry in ctx.tools():
+        for index, param in enumerate(spec.params):
+            text = param.description.strip()
+            if param.inject is None and text and len(text) < limit:
+                where = (*path, "params", index, "description") if "params" in entry else path
+                yield ctx.at(
+                    bundle,
+                    where,
+                    "TD404",
+                    f"parameter {param.name!r} description is "
+                    f"{len(text)} characters; write at least {limit}",
+                    spec.name,
+                )
+
+
+@rule("TD120", "provider-unsafe-name", Severity.WARNING)
+def _unsafe_name(ctx: LintContext) -> Iterator[Diagnostic]:
+    """A tool name providers reject (OpenAI and others: ``^[a-zA-Z0-9_-]{1,64}$``).
+
+    Why: the tool still works (exports use a safe alias and calls map back),
+    but the model sees a different name than the manifest says.
+
+    Bad:  ``name: files.read``
+    Good: ``name: files_read``
+    """
+    for bundle, spec, path, entry in ctx.tools():
+        if not is_provider_safe(spec.name):
+            where = (*path, "name") if "name" in entry else path
+            yield ctx.at(
+                bundle,
+                where,
+                "TD120",
+                f"tool name {spec.name!r} is rejected by "
+                f"providers; exports will use {safe_name(spec.name)!r}",
+                spec.name,
+            )
+
+
+@rule("TD405", "injected-param-declared", Severity.WARNING)
+def _injected_declared(ctx: LintContext) -> Iterator[Diagnostic]:
+    """A parameter named ``project_dir`` is declared in ``params``.
+
+    Why: ``project_dir`` is always injected from the configured project
+    directory and never shown to the model; declaring it suggests the model
+    can choose it, which it cannot.
+
+    Bad:  ``params: [{name: project_dir, description: Where to look}]``
+    Good: leave it out; the handler's ``project_dir`` parameter is filled automatically
+    """
+    for bundle, spec, path, entry in ctx.tools():
+        for index, raw in enumerate(entry.get("params", [])):
+            if raw.get("name") == "project_dir" and "inject" not in raw:
+                yield ctx.at(
+                    bundle,
+                    (*path, "params", index, "name"),
+                    "TD405",
+                    "project_dir is injected by tooldeck and never sent by the model; "
+                    "remove it from params",
+                    spec.name,
+                )
+
+
+@rule("TD406", "bundle-token-budget", Severity.WARNING)
+def _token_budget(ctx: LintContext) -> Iterator[Diagnostic]:
+    """A bundle's tool definitions cost more tokens than ``token_budget`` (default 4000).
+
+    Why: every definition is sent with every request; a large bundle crowds
+    the context and degrades tool choice. Split it, or trim descriptions.
+
+    Bad:  one bundle with 60 tools and long descriptions
+    Good: bundles per task, each enabled where it is needed (``enabled_when``)
+    """
+    from engine.export import definition_tokens, export_tools
+
+    budget = ctx.settings.token_budget
+    for bundle in ctx.result.bundles.values():
+        names = {spec.name for spec in bundle.tools}
+        if not names:
+            continue
+        definitions = [
+            d
+            for d in export_tools(ctx.registry, "openai-chat", include_hosted=False)
+            if ctx.registry.get_tool(d["function"]["name"]) is not None
+            and ctx.registry.get_tool(d["function"]["name"]).name in names  # type: ignore[union-attr]
+        ]
+        total = sum(definition_tokens(d) for d in definitions)
+        if total > budget:
+            yield ctx.at(
+                bundle,
+                (),
+                "TD406",
+                f"bundle {bundle.name!r} definitions cost about "
+                f"{total} tokens, over the budget of {budget}",
+            )
+
+
+@rule("TD407", "side-effects-undescribed", Severity.WARNING)
+def _side_effects_undescribed(ctx: LintContext) -> Iterator[Diagnostic]:
+    """A tool with ``side_effects: true`` and no ``effect`` describing what it changes.
+
+    Why: side-effecting calls wait for approval; whoever approves needs to
+    know what will happen ("Sends an email to the customer"), not just that
+    something will.
+
+    Bad:  ``side_effects: true``
+    Good: ``side_effects: true`` and ``effect: Cancels the order and refunds the customer``
+    """
+    for bundle, spec, path, _ in ctx.tools():
+        if spec.side_effects and not spec.effect.strip():
+            yield ctx.at(
+                bundle,
+                path,
+                "TD407",
+                f"tool {spec.name!r} has side effects but no `effect:` saying what it changes",
+                spec.name,
+            )
+
+
+@rule("TD408", "return-direct-contradiction", Severity.WARNING)
+def _return_direct(ctx: LintContext) -> Iterator[Diagnostic]:
+    """``return_direct: true`` combined with options that contradict it.
+
+    Why: a direct result goes to the user, not the model. ``result.max_chars``
+    exists to protect the model's context, so with ``return_direct`` it only
+    cuts what the user sees; ``strict`` shapes what the model sends, and is
+    fine, but ``idempotent`` retries of a result the user already received
+    are not.
+
+    Bad:  ``return_direct: true`` with ``result: {max_chars: 500}``
+    Good: ``return_direct: true`` alone, or ``max_chars`` without it
+    """
+    for bundle, spec, path, _ in ctx.tools():
+        if spec.return_direct and spec.result is not None and spec.result.max_chars:
+            yield ctx.at(
+                bundle,
+                (*path, "result", "max_chars"),
+                "TD408",
+                "result.max_chars truncates what the user sees when return_direct is "
+                "true; remove one of them",
+                spec.name,
+            )
+
+
+@rule("TD409", "format-not-checked", Severity.INFO)
+def _format_not_checked(ctx: LintContext) -> Iterator[Diagnostic]:
+    """A parameter ``format`` tooldeck does not check (only annotates).
+
+    Why: a typo such as ``date_time`` silently checks nothing. Checked
+    formats: date, date-time, time, uuid, email, uri, ipv4, ipv6.
+
+    Bad:  ``format: date_time``
+    Good: ``format: date-time``
+    """
+    known = set(FORMAT_CHECKER.checkers)
+    for bundle, spec, path, entry in ctx.tools():
+        for index, param in enumerate(spec.params):
+            if param.format is not None and param.format not in known:
+                where = (*path, "params", index, "format") if "params" in entry else path
+                yield ctx.at(
+                    bundle,
+                    where,
+                    "TD409",
+                    f"format {param.format!r} is not checked; "
+                    f"checked formats: {', '.join(sorted(known))}",
+                    spec.name,
+                )
+
+
+RULE_BY_CODE = {r.code: r for r in RULES}
+_LEVELS = {"error": Severity.ERROR, "warning": Severity.WARNING, "info": Severity.INFO}
+
+
+def lint(result: LoadResult, registry: ToolRegistry, settings: LintSettings) -> list[Diagnostic]:
+    """Run every rule; returns the rule diagnostics with configured severities applied."""
+    ctx = LintContext(result, registry, settings)
+    found: list[Diagnostic] = []
+    for item in RULES:
+        if settings.severity.get(item.code) == "off":
+            continue
+        found.extend(item.check(ctx))
+    return apply_severity(found, settings)
+
+
+def apply_severity(diagnostics: Iterable[Diagnostic], settings: LintSettings) -> list[Diagnostic]:
+    out = []
+    for diagnostic in diagnostics:
+        level = settings.severity.get(diagnostic.code)
+        if level == "off" and diagnostic.code in RULE_BY_CODE:
+            continue
+        if level in _LEVELS and diagnostic.code in RULE_BY_CODE:
+            out.append(replace(diagnostic, severity=_LEVELS[level]))
+        else:
+            out.append(diagnostic)
+    return out
+
+
+def load_settings(start: Path | None = None) -> tuple[LintSettings, list[Diagnostic]]:
+    """``[tool.tooldeck.lint]`` from the nearest pyproject.toml at or above ``start``."""
+    here = (start or Path.cwd()).resolve()
+    for folder in (here, *here.parents):
+        candidate = folder / "pyproject.toml"
+        if candidate.is_file():
+            return _parse_settings(candidate)
+    return LintSettings(), []
+
+
+def _parse_settings(path: Path) -> tuple[LintSettings, list[Diagnostic]]:
+    from engine.diagnostics import SourceLocation
+
+    def problem(message: str) -> Diagnostic:
+        return Diagnostic(code="TD400", message=message, location=SourceLocation(file=str(path)))
+
+    try:
+        table = tomllib.loads(path.read_text("utf-8")).get("tool", {}).get("tooldeck", {})
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        return LintSettings(), [problem(f"cannot read lint settings: {exc}")]
+    raw = table.get("lint", {})
+    problems = []
+    values: dict[str, Any] = {"source": str(path)}
+    for key in ("min_description_length", "min_param_description_length", "token_budget"):
+        if key in raw:
+            if isinstance(raw[key], int) and not isinstance(raw[key], bool) and raw[key] >= 0:
+                values[key] = raw[key]
+            else:
+                problems.append(problem(f"[tool.tooldeck.lint] {key} must be a whole number"))
+    severity = {}
+    for code, level in dict(raw.get("severity", {})).items():
+        if code not in RULE_BY_CODE:
+            problems.append(
+                problem(
+                    f"[tool.tooldeck.lint.severity] {code} is not a lint rule; "
+                    f"rules: {', '.join(sorted(RULE_BY_CODE))}"
+                )
+            )
+        elif level not in (*_LEVELS, "off"):
+            problems.append(
+                problem(
+                    f"[tool.tooldeck.lint.severity] {code} = {level!r}; use "
+                    "error, warning, info or off"
+                )
+            )
+        else:
+            severity[code] = level
+    unknown = set(raw) - {
+        "min_description_length",
+        "min_param_description_length",
+        "token_budget",
+        "severity",
+    }
+    problems.extend(problem(f"[tool.tooldeck.lint] unknown setting {k!r}") for k in sorted(unknown))
+    return LintSettings(severity=severity, **values), problems
