@@ -1,7 +1,8 @@
 """``tooldeck`` subcommands: parse arguments, build the registry, execute, exit code.
 
 Exit codes: 0 success, 1 the command ran and found a problem (an error
-result, lint errors), 2 usage errors (bad flags, unreadable input).
+result, lint errors, manifests that did not load), 2 usage errors (bad
+flags, no manifests to read).
 """
 
 from __future__ import annotations
@@ -10,86 +11,227 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from engine.diagnostics import Diagnostic, Severity
+from engine.manifest.loader import LoadResult, load_manifests
 from engine.registry import ToolRegistry
 
 __all__ = ["build_parser", "main"]
 
 EXIT_OK, EXIT_PROBLEM, EXIT_USAGE = 0, 1, 2
+DEFAULT_MANIFESTS = Path("manifests")
+
+
+class UsageError(Exception):
+    """Bad invocation: printed as ``tooldeck: message`` with exit code 2."""
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="tooldeck",
-        description="Declare, validate, call and export LLM tools.",
+        description="Declare LLM tools in YAML manifests; lint, list, call and export them.",
     )
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument(
-        "--project-dir",
-        type=Path,
-        default=None,
-        help="directory file tools are confined to (default: the current directory)",
+        "-m", "--manifests", action="append", type=Path, metavar="PATH", default=None,
+        help="manifest file or folder (repeatable; default: ./manifests)",
     )
+    common.add_argument("--config", type=Path, metavar="FILE",
+                        help="application config: .yaml, .json or the seed's .properties")
+    common.add_argument("--project-dir", type=Path, metavar="DIR",
+                        help="directory file tools are confined to (default: current directory)")
+    common.add_argument("--allow-handlers", action="append", default=[], metavar="PREFIX",
+                        help="also allow handler modules under PREFIX (repeatable)")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    list_cmd = sub.add_parser("list", parents=[common], help="list tools and prompts")
+    lint = sub.add_parser("lint", parents=[common], help="check manifests; exit 1 on errors")
+    lint.add_argument("paths", nargs="*", type=Path, metavar="PATH",
+                      help="manifest files or folders (default: ./manifests)")
+    lint.add_argument("--format", choices=("text", "json", "github", "sarif"), default="text")
+    lint.add_argument("--strict", action="store_true", help="warnings fail too")
+
+    list_cmd = sub.add_parser("list", parents=[common], help="list tools, prompts and servers")
     list_cmd.add_argument("--json", action="store_true", help="print JSON instead of text")
 
-    call_cmd = sub.add_parser("call", parents=[common], help="call one tool and print its result")
-    call_cmd.add_argument("name", help="tool name")
-    call_cmd.add_argument("--args", default="{}", help="arguments as a JSON object")
+    call = sub.add_parser("call", parents=[common], help="call one tool and print its result")
+    call.add_argument("name", help="tool name")
+    call.add_argument("--args", default="{}", help="arguments as a JSON object")
+
+    export = sub.add_parser("export", parents=[common], help="print provider tool definitions")
+    export.add_argument("--provider", required=True, choices=(
+        "openai-responses", "openai-chat", "anthropic", "gemini", "mcp",
+    ))
+    export.add_argument("--strict", action="store_true", help="provider strict mode (OpenAI)")
+
+    sub.add_parser("schema", help="print the manifest meta-schema (JSON Schema 2020-12)")
     return parser
 
 
-def build_registry(args: argparse.Namespace) -> ToolRegistry:
-    """The bundled read-only file tools, registered through the programmatic API."""
-    from handlers import files
+@dataclass
+class Loaded:
+    registry: ToolRegistry
+    result: LoadResult
 
-    project_dir = args.project_dir or Path.cwd()
-    registry = ToolRegistry(project_dir=project_dir)
-    for handler in (files.read_file, files.list_dir, files.search_text, files.file_info):
-        registry.add_tool(None, None, handler, bundle="files")
-    return registry
+
+def load(args: argparse.Namespace, paths: Sequence[Path] | None = None) -> Loaded:
+    """Build the registry from the command's manifests, config and flags."""
+    from engine.config import load_config
+
+    chosen = list(paths or args.manifests or [])
+    if not chosen:
+        if not DEFAULT_MANIFESTS.is_dir():
+            raise UsageError(
+                f"no manifests given and no ./{DEFAULT_MANIFESTS} folder in {Path.cwd()}; "
+                "pass -m PATH"
+            )
+        chosen = [DEFAULT_MANIFESTS]
+    config = load_config(args.config)
+    registry = ToolRegistry(project_dir=args.project_dir or Path.cwd(), config=config.data)
+    registry, result = load_manifests(
+        chosen, registry=registry, config=config, allowed_handlers=args.allow_handlers,
+    )
+    return Loaded(registry, result)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    registry = build_registry(args)
-    if args.command == "list":
-        return _list(registry, as_json=args.json)
-    return _call(registry, args.name, args.args)
+    try:
+        return COMMANDS[args.command](args)
+    except UsageError as exc:
+        print(f"tooldeck: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        return 130
 
 
-def _list(registry: ToolRegistry, *, as_json: bool) -> int:
-    rows: list[dict[str, Any]] = []
-    for spec in registry.tools():
-        schema = registry.input_schema(spec.name)
-        rows.append(
-            {
-                "name": spec.name,
-                "bundle": spec.bundle,
-                "description": spec.description,
-                "params": list(schema["properties"]),
-                "required": schema.get("required", []),
-            }
-        )
-    if as_json:
-        print(json.dumps({"tools": rows}, indent=2, ensure_ascii=False))
-        return EXIT_OK
-    for row in rows:
-        params = ", ".join(p if p in row["required"] else f"[{p}]" for p in row["params"])
-        summary = row["description"].splitlines()[0] if row["description"] else ""
-        print(f"{row['name']}({params})  {summary}")
-    return EXIT_OK
+def _report_errors(loaded: Loaded) -> bool:
+    """Print load errors to stderr (the command still runs); True when there were any."""
+    from engine.cli.reporters import get_reporter
+
+    errors = [d for d in loaded.result.diagnostics if d.severity is Severity.ERROR]
+    if errors:
+        text = get_reporter("text").render(errors, files_checked=len(loaded.result.files))
+        sys.stderr.write(text)
+    return bool(errors)
 
 
-def _call(registry: ToolRegistry, name: str, arguments: str) -> int:
-    result = registry.call(name, arguments)
+def cmd_lint(args: argparse.Namespace) -> int:
+    from engine.cli.reporters import get_reporter
+    from engine.manifest.lint import lint, load_settings
+
+    loaded = load(args, args.paths or None)
+    settings, setting_problems = load_settings()
+    found: list[Diagnostic] = [*setting_problems]
+    found.extend(loaded.result.diagnostics)
+    found.extend(lint(loaded.result, loaded.registry, settings))
+    sys.stdout.write(get_reporter(args.format).render(found, files_checked=len(loaded.result.files)))
+    failing = {Severity.ERROR, Severity.WARNING} if args.strict else {Severity.ERROR}
+    return EXIT_PROBLEM if any(d.severity in failing for d in found) else EXIT_OK
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    from engine.export import definition_tokens, export_tools
+
+    loaded = load(args)
+    failed = _report_errors(loaded)
+    registry = loaded.registry
+    tokens = {
+        d["name"]: definition_tokens(d)
+        for d in export_tools(registry, "anthropic", include_hosted=False)
+    }
+    rows = [_tool_row(registry, spec, tokens[registry.safe_name(spec.name)])
+            for spec in registry.tools()]
+    prompts = [{"name": p.name, "role": p.role, "description": p.description,
+                "bundle": p.bundle, "params": [x.name for x in p.params],
+                "source": _source(p.origin)} for p in registry.prompts()]
+    servers = [{"name": s.name, "via": s.via, "url": s.url, "command": list(s.command or []),
+                "description": s.description, "source": _source(s.origin)}
+               for s in registry.mcp_servers()]
+    search = registry.web_search()
+    listing = {"tools": rows, "prompts": prompts, "mcp_servers": servers,
+               "web_search": None if search is None else {
+                   "type": search.type, "city": search.city, "country": search.country,
+                   "region": search.region}}
+    listing = registry.secrets.redact_data(listing)
+    if args.json:
+        print(json.dumps(listing, indent=2, ensure_ascii=False))
+    else:
+        _print_listing(listing)
+    return EXIT_PROBLEM if failed else EXIT_OK
+
+
+def _tool_row(registry: ToolRegistry, spec: Any, tokens: int) -> dict[str, Any]:
+    schema = registry.input_schema(spec.name)
+    required = set(schema.get("required", []))
+    params = [{"name": name, "type": prop.get("type", "any"), "required": name in required,
+               "description": prop.get("description", "")}
+              for name, prop in schema.get("properties", {}).items()]
+    return {"name": spec.name, "bundle": spec.bundle, "description": spec.description,
+            "params": params, "source": _source(spec.origin), "tokens": tokens,
+            "side_effects": spec.side_effects, "return_direct": spec.return_direct}
+
+
+def _source(origin: Any) -> str | None:
+    return None if origin is None else str(origin)
+
+
+def _print_listing(listing: dict[str, Any]) -> None:
+    for row in listing["tools"]:
+        params = ", ".join(p["name"] if p["required"] else f"[{p['name']}]" for p in row["params"])
+        summary = row["description"].splitlines()[0] if row["description"] else "(no description)"
+        where = f"  {row['source']}" if row["source"] else ""
+        print(f"{row['name']}({params})  [{row['bundle'] or '-'}]  ~{row['tokens']} tokens{where}")
+        print(f"    {summary}")
+    for prompt in listing["prompts"]:
+        print(f"prompt {prompt['name']} ({prompt['role']})  {prompt['description']}")
+    for server in listing["mcp_servers"]:
+        target = server["url"] or " ".join(server["command"])
+        print(f"mcp server {server['name']} via {server['via']}: {target}")
+    if listing["web_search"]:
+        print(f"web search: {listing['web_search']['type']}")
+    if not listing["tools"]:
+        print("no tools", file=sys.stderr)
+
+
+def cmd_call(args: argparse.Namespace) -> int:
+    loaded = load(args)
+    _report_errors(loaded)
+    result = loaded.registry.call(args.name, args.args)
     if result.ok:
         print(result.text)
         return EXIT_OK
     print(result.text, file=sys.stderr)
     return EXIT_PROBLEM
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from engine.export import export_tools
+
+    loaded = load(args)
+    failed = _report_errors(loaded)
+    definitions = export_tools(
+        loaded.registry, args.provider, strict=True if args.strict else None,
+        redact=loaded.registry.secrets.redact,
+    )
+    print(json.dumps(definitions, indent=2, ensure_ascii=False))
+    return EXIT_PROBLEM if failed else EXIT_OK
+
+
+def cmd_schema(args: argparse.Namespace) -> int:
+    from engine.manifest.metaschema import manifest_schema
+
+    print(json.dumps(manifest_schema(), indent=2, ensure_ascii=False))
+    return EXIT_OK
+
+
+COMMANDS = {
+    "lint": cmd_lint,
+    "list": cmd_list,
+    "call": cmd_call,
+    "export": cmd_export,
+    "schema": cmd_schema,
+}
