@@ -14,6 +14,7 @@ imported only by the leaf modules that need them.
     'Hello, Ada!'
 """
 
+from engine.config import Config, load_config
 from engine.diagnostics import Diagnostic, Severity, SourceLocation
 from engine.errors import (
     DuplicateToolError,
@@ -22,9 +23,11 @@ from engine.errors import (
     ToolCallError,
     ToolDeckError,
 )
+from engine.manifest.loader import LoadResult, load_manifests
 from engine.model import (
     MISSING,
     ErrorKind,
+    McpServerSpec,
     Param,
     ParamDescriptor,
     PromptSpec,
@@ -33,6 +36,7 @@ from engine.model import (
     ToolError,
     ToolResult,
     ToolSpec,
+    WebSearchSpec,
 )
 from engine.names import is_provider_safe, safe_name
 from engine.prompts import PromptMessage
@@ -41,10 +45,13 @@ from engine.schema import tool_input_schema
 
 __all__ = [
     "MISSING",
+    "Config",
     "Diagnostic",
     "DuplicateToolError",
     "ErrorKind",
+    "LoadResult",
     "ManifestError",
+    "McpServerSpec",
     "Param",
     "ParamDescriptor",
     "PromptMessage",
@@ -61,7 +68,10 @@ __all__ = [
     "ToolRegistry",
     "ToolResult",
     "ToolSpec",
+    "WebSearchSpec",
     "is_provider_safe",
+    "load_config",
+    "load_manifests",
     "safe_name",
     "tool_input_schema",
 ]

@@ -148,6 +148,33 @@ class ToolRegistry:
         self.secrets = Secrets()
         """Values never shown in error results (the manifest loader adds env values)."""
 
+    @classmethod
+    def from_manifests(
+        cls,
+        paths: Iterable[str | Path],
+        *,
+        config: Mapping[str, Any] | str | Path | None = None,
+        allowed_handlers: Iterable[str] = (),
+        app_class: type | None = None,
+        **options: Any,
+    ) -> ToolRegistry:
+        """A registry holding the tools of ``paths``; raises ManifestError if any has errors.
+
+        ``options`` are the constructor's (``project_dir``, ``lenient`` ...).
+        Use :func:`engine.load_manifests` to get the diagnostics as values.
+        """
+        from engine.config import load_config
+        from engine.manifest.loader import load_manifests
+
+        loaded = load_config(config)
+        registry = cls(config=loaded.data, **options)
+        _, result = load_manifests(
+            paths, registry=registry, config=loaded, allowed_handlers=allowed_handlers,
+            app_class=app_class,
+        )
+        result.raise_for_errors()
+        return registry
+
     # ----------------------------------------------------------------- settings
     @property
     def project_dir(self) -> Path | None:

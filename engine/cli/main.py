@@ -99,6 +99,10 @@ def load(args: argparse.Namespace, paths: Sequence[Path] | None = None) -> Loade
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    # Like uvicorn's --app-dir default: handler modules of the project being worked
+    # on (``--allow-handlers myapp.tools``) import from the current directory.
+    if "" not in sys.path and str(Path.cwd()) not in sys.path:
+        sys.path.insert(0, str(Path.cwd()))
     try:
         return COMMANDS[args.command](args)
     except UsageError as exc:
