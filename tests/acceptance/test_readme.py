@@ -66,3 +66,26 @@ def test_programmatic_api_example_runs():
     assert lines[1] == "notes.txt.bak"
     assert lines[2] == "True"
     assert lines[3] == "invalid_arguments"
+
+
+def test_manifest_example_lints_clean(run_cli, tmp_path):
+    (manifest,) = [b for b in _blocks("yaml") if b.lstrip().startswith("# yaml-language-server")]
+    (tmp_path / "docs.yaml").write_text(manifest, encoding="utf-8")
+    (tmp_path / "app.yaml").write_text("features: {docs: true}\n", encoding="utf-8")
+    done = run_cli(
+        "lint", "--strict", "--config", str(tmp_path / "app.yaml"), str(tmp_path / "docs.yaml")
+    )
+    assert done.returncode == 0, done.stdout
+    listing = run_cli(
+        "list", "--config", str(tmp_path / "app.yaml"), "-m", str(tmp_path / "docs.yaml")
+    )
+    assert "read_doc(path, [start_line])" in listing.stdout
+    assert "mcp server time via client" in listing.stdout
+
+
+def test_lint_settings_example_is_valid_toml(tmp_path):
+    import tomllib
+
+    (block,) = _blocks("toml")
+    settings = tomllib.loads(block)["tool"]["tooldeck"]["lint"]
+    assert settings["severity"] == {"TD402": "off"}
