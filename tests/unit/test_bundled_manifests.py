@@ -1,0 +1,47 @@
+"""The bundled manifests and the meta-schema agree with the data model."""
+
+import dataclasses
+import json
+from pathlib import Path
+
+import jsonschema
+import pytest
+import yaml
+
+from engine import ParamDescriptor, PromptSpec, ToolSpec, load_manifests
+from engine.manifest.lint import LintSettings, lint
+
+ROOT = Path(__file__).resolve().parents[2]
+SCHEMA = json.loads((ROOT / "schemas" / "manifest.schema.json").read_text(encoding="utf-8"))
+BUNDLED = sorted((ROOT / "manifests").glob("*.yaml"))
+
+
+def test_packaged_schema_is_the_published_one():
+    packaged = ROOT / "engine" / "schemas" / "manifest.schema.json"
+    assert json.loads(packaged.read_text(encoding="utf-8")) == SCHEMA
+
+
+@pytest.mark.parametrize("path", BUNDLED, ids=lambda p: p.name)
+def test_bundled_manifest_is_valid_and_lint_clean(path, tmp_path):
+    first_line = path.read_text(encoding="utf-8").splitlines()[0]
+    assert first_line == "# yaml-language-server: $schema=../schemas/manifest.schema.json"
+    jsonschema.Draft202012Validator(SCHEMA).validate(yaml.safe_load(path.read_text("utf-8")))
+    registry, result = load_manifests([path])
+    assert result.diagnostics == []
+    assert lint(result, registry, LintSettings()) == []
+
+
+def _fields(cls) -> set[str]:
+    return {f.name for f in dataclasses.fields(cls)}
+
+
+def test_every_declaration_field_is_reachable_from_yaml():
+    defs = SCHEMA["$defs"]
+    param_keys = set(defs["Param"]["properties"])
+    assert _fields(ParamDescriptor) == param_keys
+    internal = {"handler", "input_schema", "bundle", "origin"}  # set by the loader, or code-only
+    tool_keys = set(defs["Tool"]["properties"])
+    assert _fields(ToolSpec) - internal <= tool_keys
+    assert tool_keys - _fields(ToolSpec) == set()
+    prompt_keys = set(defs["Prompt"]["properties"])
+    assert _fields(PromptSpec) - {"bundle", "origin"} == prompt_keys
