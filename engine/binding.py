@@ -87,6 +87,7 @@ class PreparedTool:
         "null_is_absent",
         "optional_injections",
         "pass_mapping",
+        "plain",
         "schema",
         "shaper",
         "spec",
@@ -105,6 +106,8 @@ class PreparedTool:
     optional_injections: frozenset[str]
     wants_context: bool
     pass_mapping: bool
+    plain: bool
+    """No per-tool policy (timeout, retry, side effects, substitution): the fast path."""
     null_is_absent: frozenset[str]
     """Optional, non-nullable parameters: a ``null`` for them means "not given".
 
@@ -141,14 +144,8 @@ class PreparedTool:
                 arguments[name] = fix(arguments[name])
         return arguments
 
-    def bind(
-        self,
-        arguments: dict[str, Any],
-        env: CallEnv,
-        call_id: str,
-        extra: Mapping[str, Any] | None,
-    ) -> dict[str, Any]:
-        """Validated arguments -> handler kwargs (defaults, conversion, injection)."""
+    def complete(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        """Fill defaults (placeholders from earlier values); the arguments as approved."""
         for name, value, plan, check in self.defaults:
             if name in arguments:
                 continue
@@ -158,6 +155,16 @@ class PreparedTool:
                 arguments[name] = copy.deepcopy(value)
             else:
                 arguments[name] = _fill_template(name, value, arguments, check)
+        return arguments
+
+    def bind(
+        self,
+        arguments: dict[str, Any],
+        env: CallEnv,
+        call_id: str,
+        extra: Mapping[str, Any] | None,
+    ) -> dict[str, Any]:
+        """Complete arguments -> handler kwargs (conversion, injection); mutates ``arguments``."""
         try:
             for name, convert in self.converters:
                 if name in arguments:
@@ -221,6 +228,12 @@ def prepare_tool(spec: ToolSpec, *, group: str | None = None) -> PreparedTool:
     prepared = PreparedTool(spec, group)
     signature = signature_of(spec.handler)
     prepared.is_async = _is_async(spec.handler)
+    prepared.plain = (
+        spec.timeout is None
+        and spec.retry is None
+        and not spec.side_effects
+        and not spec.substitute_result
+    )
     prepared.shaper = _shaper(spec)
     if spec.input_schema is not None:
         _prepare_external(prepared, spec, signature)

@@ -14,21 +14,26 @@ import difflib
 import itertools
 import json
 import threading
-from collections.abc import Callable, Iterable, Mapping
-from concurrent.futures import Executor
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import Any
 
 from engine.binding import ArgumentError, CallEnv, MissingInjection, PreparedTool
 from engine.model import ErrorKind, ToolError, ToolResult
+from engine.policies import WorkerPool
 from engine.results import UnserializableResult, to_text
 
 __all__ = [
     "acall_prepared",
+    "bind_call",
     "call_prepared",
     "error_result",
+    "failed",
+    "finish",
     "new_call_id",
     "parse_arguments",
+    "run_coroutine",
     "unknown_tool",
+    "validate_call",
 ]
 
 _ids = itertools.count(1)
@@ -97,15 +102,10 @@ def parse_arguments(arguments: Any) -> dict[str, Any] | str:
     return f"arguments must be a JSON object, got {type(arguments).__name__}"
 
 
-def _prepare_call(  # noqa: PLR0917 - hot path, positional on purpose
-    prepared: PreparedTool,
-    arguments: Any,
-    env: CallEnv,
-    call_id: str,
-    extra: Mapping[str, Any] | None,
-    lenient: bool,
+def validate_call(
+    prepared: PreparedTool, arguments: Any, call_id: str, lenient: bool
 ) -> dict[str, Any] | ToolResult:
-    """Steps before running: parse, (coerce), validate, bind. Result on failure."""
+    """Parse, (coerce), validate and complete with defaults; a result on failure."""
     args = parse_arguments(arguments)
     if isinstance(args, str):
         return error_result("invalid_arguments", args, tool_name=prepared.name, call_id=call_id)
@@ -118,6 +118,20 @@ def _prepare_call(  # noqa: PLR0917 - hot path, positional on purpose
     if not prepared.check(args):
         return _invalid(prepared, prepared.explain(args), call_id)
     try:
+        return prepared.complete(args)
+    except ArgumentError as exc:
+        return _invalid(prepared, exc.problems, call_id)
+
+
+def bind_call(
+    prepared: PreparedTool,
+    args: dict[str, Any],
+    env: CallEnv,
+    call_id: str,
+    extra: Mapping[str, Any] | None,
+) -> dict[str, Any] | ToolResult:
+    """Convert and inject: the handler's keyword arguments, or a result on failure."""
+    try:
         return prepared.bind(args, env, call_id, extra)
     except ArgumentError as exc:
         return _invalid(prepared, exc.problems, call_id)
@@ -125,6 +139,21 @@ def _prepare_call(  # noqa: PLR0917 - hot path, positional on purpose
         return error_result(
             "execution_error", str(exc), tool_name=prepared.name, call_id=call_id, exception=exc
         )
+
+
+def _prepare_call(  # noqa: PLR0917 - hot path, positional on purpose
+    prepared: PreparedTool,
+    arguments: Any,
+    env: CallEnv,
+    call_id: str,
+    extra: Mapping[str, Any] | None,
+    lenient: bool,
+) -> dict[str, Any] | ToolResult:
+    """Everything before running, for calls without policies."""
+    args = validate_call(prepared, arguments, call_id, lenient)
+    if isinstance(args, ToolResult):
+        return args
+    return bind_call(prepared, args, env, call_id, extra)
 
 
 def _invalid(prepared: PreparedTool, problems: list[str], call_id: str) -> ToolResult:
@@ -136,7 +165,7 @@ def _invalid(prepared: PreparedTool, problems: list[str], call_id: str) -> ToolR
     return error_result("invalid_arguments", message, tool_name=prepared.name, call_id=call_id)
 
 
-def _finish(prepared: PreparedTool, value: Any, call_id: str) -> ToolResult:
+def finish(prepared: PreparedTool, value: Any, call_id: str) -> ToolResult:
     shaper = prepared.shaper
     try:
         text = to_text(value) if shaper is None else shaper(value)
@@ -155,7 +184,7 @@ def _finish(prepared: PreparedTool, value: Any, call_id: str) -> ToolResult:
     return ToolResult(True, text, value, None, prepared.name, call_id, prepared.spec.return_direct)
 
 
-def _failed(prepared: PreparedTool, exc: BaseException, call_id: str) -> ToolResult:
+def failed(prepared: PreparedTool, exc: BaseException, call_id: str) -> ToolResult:
     return error_result(
         "execution_error",
         f"{type(exc).__name__}: {exc}",
@@ -180,12 +209,13 @@ def call_prepared(
         return kwargs
     try:
         if prepared.is_async:
-            value = _run_coroutine(prepared.spec.handler, kwargs)
+            handler = prepared.spec.handler
+            value = run_coroutine(lambda: handler(**kwargs))
         else:
             value = prepared.spec.handler(**kwargs)
     except (Exception, SystemExit) as exc:
-        return _failed(prepared, exc, call_id)
-    return _finish(prepared, value, call_id)
+        return failed(prepared, exc, call_id)
+    return finish(prepared, value, call_id)
 
 
 async def acall_prepared(
@@ -196,7 +226,7 @@ async def acall_prepared(
     call_id: str,
     extra: Mapping[str, Any] | None = None,
     lenient: bool = False,
-    executor: Executor | None = None,
+    pool: WorkerPool | None = None,
 ) -> ToolResult:
     """Run one call on the event loop; sync handlers go to a worker thread unless inline."""
     kwargs = _prepare_call(prepared, arguments, env, call_id, extra, lenient)
@@ -209,11 +239,11 @@ async def acall_prepared(
         elif prepared.spec.inline:
             value = handler(**kwargs)
         else:
-            loop = asyncio.get_running_loop()
-            value = await loop.run_in_executor(executor, _bound(handler, kwargs))
+            submit = (pool or _shared_pool()).submit
+            value = await asyncio.wrap_future(submit(_bound(handler, kwargs)))
     except (Exception, SystemExit) as exc:
-        return _failed(prepared, exc, call_id)
-    return _finish(prepared, value, call_id)
+        return failed(prepared, exc, call_id)
+    return finish(prepared, value, call_id)
 
 
 def _bound(handler: Callable[..., Any], kwargs: dict[str, Any]) -> Callable[[], Any]:
@@ -223,18 +253,25 @@ def _bound(handler: Callable[..., Any], kwargs: dict[str, Any]) -> Callable[[], 
     return lambda: context.run(handler, **kwargs)
 
 
-def _run_coroutine(handler: Callable[..., Any], kwargs: dict[str, Any]) -> Any:
-    """Run an async handler from sync code, even when this thread already runs a loop."""
+def run_coroutine(factory: Callable[[], Awaitable[Any]]) -> Any:
+    """Run an awaitable from sync code, even when this thread already runs a loop.
+
+    ``factory`` creates the awaitable inside the loop that will run it.
+    """
+
+    async def main() -> Any:
+        return await factory()
+
     try:
         asyncio.get_running_loop()
     except RuntimeError:
-        return asyncio.run(handler(**kwargs))
+        return asyncio.run(main())
     box: dict[str, Any] = {}
 
     def worker() -> None:
         try:
-            box["value"] = asyncio.run(handler(**kwargs))
-        except BaseException as exc:
+            box["value"] = asyncio.run(main())
+        except BaseException as exc:  # re-raised in the caller's thread
             box["error"] = exc
 
     thread = threading.Thread(target=worker, name="tooldeck-async-bridge", daemon=True)
@@ -243,3 +280,13 @@ def _run_coroutine(handler: Callable[..., Any], kwargs: dict[str, Any]) -> Any:
     if "error" in box:
         raise box["error"]
     return box["value"]
+
+
+_POOL: WorkerPool | None = None
+
+
+def _shared_pool() -> WorkerPool:
+    global _POOL  # noqa: PLW0603 - one lazily created pool for callers without a registry
+    if _POOL is None:
+        _POOL = WorkerPool()
+    return _POOL

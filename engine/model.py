@@ -16,6 +16,7 @@ from typing import Any, Literal, TypeAlias
 
 from engine.diagnostics import SourceLocation
 from engine.errors import RegistrationError
+from engine.policies import RetrySpec
 
 __all__ = [
     "INJECTABLE",
@@ -28,6 +29,7 @@ __all__ = [
     "ParamDescriptor",
     "PromptSpec",
     "ResultSpec",
+    "ToolCall",
     "ToolContext",
     "ToolError",
     "ToolResult",
@@ -366,6 +368,10 @@ class ToolSpec:
     """The result goes to the user instead of back to the model (Spring AI)."""
     timeout: float | None = None
     """Seconds; ``None`` uses the registry default."""
+    retry: RetrySpec | None = None
+    """Retry I/O-like execution errors; see :class:`engine.policies.RetrySpec`."""
+    substitute_result: bool = False
+    """Fill ``${config:key}`` placeholders in a string result from the config (seed)."""
     strict: bool | None = None
     """Provider strict mode for exports; ``None`` lets the exporter decide."""
     result: ResultSpec | None = None
@@ -499,3 +505,13 @@ class McpServerSpec:
                 tool_name=self.name,
                 code="TD114",
             )
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """One call a model asked for: what ``call_many`` takes (tuples and dicts work too)."""
+
+    name: str
+    arguments: Any = None
+    """A JSON string, a mapping or None, as for ``ToolRegistry.call``."""
+    call_id: str | None = None

@@ -58,7 +58,7 @@ class PreparedPrompt:
                 "invalid_arguments", "; ".join(tool.explain(args)), tool_name=self.name
             )
         try:
-            kwargs = tool.bind(args, env, "", None)
+            kwargs = tool.bind(tool.complete(args), env, "", None)
         except ArgumentError as exc:
             raise ToolCallError(
                 "invalid_arguments", "; ".join(exc.problems), tool_name=self.name

@@ -10,30 +10,39 @@ without touching what code registered.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import threading
 from collections.abc import Callable, Iterable, Mapping
-from concurrent.futures import Executor, ThreadPoolExecutor
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Literal, cast, overload
 
 from engine.binding import CallEnv, PreparedTool, prepare_tool
-from engine.calls import acall_prepared, call_prepared, new_call_id, unknown_tool
+from engine.calls import (
+    acall_prepared,
+    call_prepared,
+    new_call_id,
+    run_coroutine,
+    unknown_tool,
+)
 from engine.diagnostics import Diagnostic, Severity
 from engine.errors import DuplicateToolError, RegistrationError, ToolCallError
+from engine.execution import Policy, arun_guarded, run_guarded, tracing_active
 from engine.inference import describe_handler, infer_params, snake_case
 from engine.model import (
     McpServerSpec,
     ParamDescriptor,
     PromptSpec,
     ResultSpec,
+    ToolCall,
     ToolResult,
     ToolSpec,
     WebSearchSpec,
 )
 from engine.names import is_provider_safe, safe_name
+from engine.policies import AfterHook, ApprovalCallback, BeforeHook, WorkerPool
 from engine.prompts import PreparedPrompt, PromptMessage, prepare_prompt
 from engine.secrets import Secrets
 
@@ -94,7 +103,6 @@ class _Settings:
     lenient: bool
     raise_errors: bool
     on_duplicate: DuplicatePolicy
-    executor: Executor | None = None
     diagnostics: list[Diagnostic] = field(default_factory=list)
 
 
@@ -117,8 +125,14 @@ class ToolRegistry:
             spec does not say otherwise.
         raise_errors: make ``call``/``acall`` raise :class:`ToolCallError`
             instead of returning error results.
-        executor: where ``acall`` runs sync handlers; default is a bounded
-            thread pool created on first use.
+        default_timeout: seconds for tools that set no ``timeout`` (None: no limit).
+        approve: called before every call of a ``side_effects`` tool with an
+            :class:`~engine.policies.ApprovalRequest`; returns True/False or a
+            :class:`~engine.policies.Decision` (sync or async). Without it such
+            calls are denied, unless ``allow_side_effects`` (trusted contexts).
+        max_workers: threads for sync handlers under ``acall`` or a timeout; a
+            saturated pool answers with an error instead of queueing.
+        trace_arguments: record arguments and results on OpenTelemetry spans.
     """
 
     def __init__(
@@ -129,7 +143,11 @@ class ToolRegistry:
         on_duplicate: DuplicatePolicy = "error",
         lenient: bool = False,
         raise_errors: bool = False,
-        executor: Executor | None = None,
+        default_timeout: float | None = None,
+        approve: ApprovalCallback | None = None,
+        allow_side_effects: bool = False,
+        max_workers: int = 32,
+        trace_arguments: bool = False,
     ) -> None:
         _check_policy(on_duplicate)
         self._settings = _Settings(
@@ -138,12 +156,17 @@ class ToolRegistry:
             lenient=lenient,
             raise_errors=raise_errors,
             on_duplicate=on_duplicate,
-            executor=executor,
         )
         self._env = CallEnv(self._settings.project_dir, self._settings.config)
         self._snapshot = _EMPTY
         self._lock = threading.RLock()
-        self._own_executor: ThreadPoolExecutor | None = None
+        self._policy = Policy(
+            default_timeout=default_timeout,
+            approve=approve,
+            allow_side_effects=allow_side_effects,
+            pool=WorkerPool(max_workers),
+            trace_arguments=trace_arguments,
+        )
         self._checked: dict[int, tuple[ToolSpec, PreparedTool]] = {}
         self.secrets = Secrets()
         """Values never shown in error results (the manifest loader adds env values)."""
@@ -169,7 +192,10 @@ class ToolRegistry:
         loaded = load_config(config)
         registry = cls(config=loaded.data, **options)
         _, result = load_manifests(
-            paths, registry=registry, config=loaded, allowed_handlers=allowed_handlers,
+            paths,
+            registry=registry,
+            config=loaded,
+            allowed_handlers=allowed_handlers,
             app_class=app_class,
         )
         result.raise_for_errors()
@@ -562,19 +588,24 @@ class ToolRegistry:
             result = unknown_tool(name, snap.tools, call_id)
         else:
             lenient = entry.spec.lenient
-            result = call_prepared(
-                entry,
-                arguments,
-                self._env,
-                call_id=call_id,
-                extra=context,
-                lenient=self._settings.lenient if lenient is None else lenient,
-            )
+            if lenient is None:
+                lenient = self._settings.lenient
+            if entry.plain and not self._policy.active and not tracing_active():
+                result = call_prepared(
+                    entry, arguments, self._env, call_id=call_id, extra=context, lenient=lenient
+                )
+            else:
+                result = run_guarded(
+                    entry,
+                    arguments,
+                    self._env,
+                    self._policy,
+                    call_id=call_id,
+                    extra=context,
+                    lenient=lenient,
+                )
         if not result.ok:
-            if self.secrets:
-                _redact(result, self.secrets)
-            if self._settings.raise_errors if raise_errors is None else raise_errors:
-                _raise(result)
+            self._failed(result, raise_errors)
         return result
 
     async def acall(
@@ -593,21 +624,113 @@ class ToolRegistry:
             result = unknown_tool(name, self._snapshot.tools, call_id)
         else:
             lenient = entry.spec.lenient
-            result = await acall_prepared(
-                entry,
-                arguments,
-                self._env,
-                call_id=call_id,
-                extra=context,
-                lenient=self._settings.lenient if lenient is None else lenient,
-                executor=self._executor(),
-            )
+            if lenient is None:
+                lenient = self._settings.lenient
+            if entry.plain and not self._policy.active and not tracing_active():
+                result = await acall_prepared(
+                    entry,
+                    arguments,
+                    self._env,
+                    call_id=call_id,
+                    extra=context,
+                    lenient=lenient,
+                    pool=self._policy.pool,
+                )
+            else:
+                result = await arun_guarded(
+                    entry,
+                    arguments,
+                    self._env,
+                    self._policy,
+                    call_id=call_id,
+                    extra=context,
+                    lenient=lenient,
+                )
         if not result.ok:
-            if self.secrets:
-                _redact(result, self.secrets)
-            if self._settings.raise_errors if raise_errors is None else raise_errors:
-                _raise(result)
+            self._failed(result, raise_errors)
         return result
+
+    def _failed(self, result: ToolResult, raise_errors: bool | None) -> None:
+        """Redact, log one line, and raise if asked: every failed call passes here."""
+        if self.secrets:
+            _redact(result, self.secrets)
+        kind = result.error.kind if result.error is not None else "?"
+        log.warning(
+            "tool call failed: tool=%s kind=%s call_id=%s attempts=%d",
+            result.tool_name,
+            kind,
+            result.call_id,
+            result.attempts,
+        )
+        if self._settings.raise_errors if raise_errors is None else raise_errors:
+            _raise(result)
+
+    # ------------------------------------------------------------------ batches
+    def call_many(
+        self,
+        calls: Iterable[ToolCall | tuple[str, Any] | Mapping[str, Any]],
+        *,
+        strategy: Literal["sequential", "parallel"] = "sequential",
+        limit: int | None = None,
+        context: Mapping[str, Any] | None = None,
+    ) -> list[ToolResult]:
+        """Run a model's batch of tool calls; results come back in the calls' order.
+
+        One failure never stops the others. ``parallel`` runs them
+        concurrently (at most ``limit`` at a time).
+        """
+        batch = [_as_call(c) for c in calls]
+        if strategy == "sequential":
+            return [
+                self.call(c.name, c.arguments, call_id=c.call_id, context=context) for c in batch
+            ]
+        _check_strategy(strategy)
+        return run_coroutine(  # type: ignore[no-any-return]
+            lambda: self.acall_many(batch, strategy="parallel", limit=limit, context=context)
+        )
+
+    async def acall_many(
+        self,
+        calls: Iterable[ToolCall | tuple[str, Any] | Mapping[str, Any]],
+        *,
+        strategy: Literal["sequential", "parallel"] = "parallel",
+        limit: int | None = None,
+        context: Mapping[str, Any] | None = None,
+    ) -> list[ToolResult]:
+        """The async twin of :meth:`call_many` (parallel by default)."""
+        batch = [_as_call(c) for c in calls]
+        if strategy == "sequential":
+            return [
+                await self.acall(c.name, c.arguments, call_id=c.call_id, context=context)
+                for c in batch
+            ]
+        _check_strategy(strategy)
+        if limit is not None and limit < 1:
+            raise ValueError("limit must be at least 1")
+        gate = asyncio.Semaphore(limit) if limit else None
+
+        async def one(call: ToolCall) -> ToolResult:
+            if gate is None:
+                return await self.acall(
+                    call.name, call.arguments, call_id=call.call_id, context=context
+                )
+            async with gate:
+                return await self.acall(
+                    call.name, call.arguments, call_id=call.call_id, context=context
+                )
+
+        return list(await asyncio.gather(*(one(c) for c in batch)))
+
+    # -------------------------------------------------------------------- hooks
+    def on_call(self, before: BeforeHook | None = None, after: AfterHook | None = None) -> None:
+        """Add checks around every call: ``before(event)`` may return a ToolResult to stop
+        the call (a rate limit, a policy) or raise to deny it; ``after(event, result)``
+        observes every outcome (audit). Both may be sync or async."""
+        with self._lock:
+            if before is not None:
+                self._policy.before.append(before)
+            if after is not None:
+                self._policy.after.append(after)
 
     def render_prompt(self, name: str, arguments: Any = None) -> PromptMessage:
         """Render a prompt's text for its role; raises ToolCallError on bad arguments."""
@@ -616,23 +739,9 @@ class ToolRegistry:
             raise ToolCallError("unknown_tool", f"prompt {name!r} does not exist", tool_name=name)
         return entry.render(arguments, self._env)
 
-    def _executor(self) -> Executor:
-        if self._settings.executor is not None:
-            return self._settings.executor
-        with self._lock:
-            if self._own_executor is None:
-                self._own_executor = ThreadPoolExecutor(
-                    max_workers=32,
-                    thread_name_prefix="tooldeck-tool",
-                )
-            return self._own_executor
-
     def close(self) -> None:
         """Shut down the worker threads this registry created."""
-        with self._lock:
-            if self._own_executor is not None:
-                self._own_executor.shutdown(wait=False, cancel_futures=True)
-                self._own_executor = None
+        self._policy.pool.shutdown()
 
     def __enter__(self) -> ToolRegistry:
         return self
@@ -780,3 +889,21 @@ def _redact(result: ToolResult, secrets: Secrets) -> None:
     result.text = secrets.redact(result.text)
     if result.error is not None:
         result.error.message = secrets.redact(result.error.message)
+
+
+def _as_call(item: ToolCall | tuple[str, Any] | Mapping[str, Any]) -> ToolCall:
+    if isinstance(item, ToolCall):
+        return item
+    if isinstance(item, tuple):
+        name, arguments = item
+        return ToolCall(name, arguments)
+    if isinstance(item, Mapping):
+        return ToolCall(item["name"], item.get("arguments"), item.get("call_id"))
+    raise TypeError(
+        f"a call must be a ToolCall, a (name, arguments) tuple or a mapping, not {item!r}"
+    )
+
+
+def _check_strategy(strategy: str) -> None:
+    if strategy not in ("sequential", "parallel"):
+        raise ValueError(f"strategy={strategy!r} is not 'sequential' or 'parallel'")

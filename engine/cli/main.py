@@ -36,20 +36,43 @@ def build_parser() -> argparse.ArgumentParser:
     )
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument(
-        "-m", "--manifests", action="append", type=Path, metavar="PATH", default=None,
+        "-m",
+        "--manifests",
+        action="append",
+        type=Path,
+        metavar="PATH",
+        default=None,
         help="manifest file or folder (repeatable; default: ./manifests)",
     )
-    common.add_argument("--config", type=Path, metavar="FILE",
-                        help="application config: .yaml, .json or the seed's .properties")
-    common.add_argument("--project-dir", type=Path, metavar="DIR",
-                        help="directory file tools are confined to (default: current directory)")
-    common.add_argument("--allow-handlers", action="append", default=[], metavar="PREFIX",
-                        help="also allow handler modules under PREFIX (repeatable)")
+    common.add_argument(
+        "--config",
+        type=Path,
+        metavar="FILE",
+        help="application config: .yaml, .json or the seed's .properties",
+    )
+    common.add_argument(
+        "--project-dir",
+        type=Path,
+        metavar="DIR",
+        help="directory file tools are confined to (default: current directory)",
+    )
+    common.add_argument(
+        "--allow-handlers",
+        action="append",
+        default=[],
+        metavar="PREFIX",
+        help="also allow handler modules under PREFIX (repeatable)",
+    )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     lint = sub.add_parser("lint", parents=[common], help="check manifests; exit 1 on errors")
-    lint.add_argument("paths", nargs="*", type=Path, metavar="PATH",
-                      help="manifest files or folders (default: ./manifests)")
+    lint.add_argument(
+        "paths",
+        nargs="*",
+        type=Path,
+        metavar="PATH",
+        help="manifest files or folders (default: ./manifests)",
+    )
     lint.add_argument("--format", choices=("text", "json", "github", "sarif"), default="text")
     lint.add_argument("--strict", action="store_true", help="warnings fail too")
 
@@ -61,9 +84,17 @@ def build_parser() -> argparse.ArgumentParser:
     call.add_argument("--args", default="{}", help="arguments as a JSON object")
 
     export = sub.add_parser("export", parents=[common], help="print provider tool definitions")
-    export.add_argument("--provider", required=True, choices=(
-        "openai-responses", "openai-chat", "anthropic", "gemini", "mcp",
-    ))
+    export.add_argument(
+        "--provider",
+        required=True,
+        choices=(
+            "openai-responses",
+            "openai-chat",
+            "anthropic",
+            "gemini",
+            "mcp",
+        ),
+    )
     export.add_argument("--strict", action="store_true", help="provider strict mode (OpenAI)")
 
     sub.add_parser("schema", help="print the manifest meta-schema (JSON Schema 2020-12)")
@@ -91,7 +122,10 @@ def load(args: argparse.Namespace, paths: Sequence[Path] | None = None) -> Loade
     config = load_config(args.config)
     registry = ToolRegistry(project_dir=args.project_dir or Path.cwd(), config=config.data)
     registry, result = load_manifests(
-        chosen, registry=registry, config=config, allowed_handlers=args.allow_handlers,
+        chosen,
+        registry=registry,
+        config=config,
+        allowed_handlers=args.allow_handlers,
     )
     return Loaded(registry, result)
 
@@ -132,7 +166,9 @@ def cmd_lint(args: argparse.Namespace) -> int:
     found: list[Diagnostic] = [*setting_problems]
     found.extend(loaded.result.diagnostics)
     found.extend(lint(loaded.result, loaded.registry, settings))
-    sys.stdout.write(get_reporter(args.format).render(found, files_checked=len(loaded.result.files)))
+    sys.stdout.write(
+        get_reporter(args.format).render(found, files_checked=len(loaded.result.files))
+    )
     failing = {Severity.ERROR, Severity.WARNING} if args.strict else {Severity.ERROR}
     return EXIT_PROBLEM if any(d.severity in failing for d in found) else EXIT_OK
 
@@ -147,19 +183,46 @@ def cmd_list(args: argparse.Namespace) -> int:
         d["name"]: definition_tokens(d)
         for d in export_tools(registry, "anthropic", include_hosted=False)
     }
-    rows = [_tool_row(registry, spec, tokens[registry.safe_name(spec.name)])
-            for spec in registry.tools()]
-    prompts = [{"name": p.name, "role": p.role, "description": p.description,
-                "bundle": p.bundle, "params": [x.name for x in p.params],
-                "source": _source(p.origin)} for p in registry.prompts()]
-    servers = [{"name": s.name, "via": s.via, "url": s.url, "command": list(s.command or []),
-                "description": s.description, "source": _source(s.origin)}
-               for s in registry.mcp_servers()]
+    rows = [
+        _tool_row(registry, spec, tokens[registry.safe_name(spec.name)])
+        for spec in registry.tools()
+    ]
+    prompts = [
+        {
+            "name": p.name,
+            "role": p.role,
+            "description": p.description,
+            "bundle": p.bundle,
+            "params": [x.name for x in p.params],
+            "source": _source(p.origin),
+        }
+        for p in registry.prompts()
+    ]
+    servers = [
+        {
+            "name": s.name,
+            "via": s.via,
+            "url": s.url,
+            "command": list(s.command or []),
+            "description": s.description,
+            "source": _source(s.origin),
+        }
+        for s in registry.mcp_servers()
+    ]
     search = registry.web_search()
-    listing = {"tools": rows, "prompts": prompts, "mcp_servers": servers,
-               "web_search": None if search is None else {
-                   "type": search.type, "city": search.city, "country": search.country,
-                   "region": search.region}}
+    listing = {
+        "tools": rows,
+        "prompts": prompts,
+        "mcp_servers": servers,
+        "web_search": None
+        if search is None
+        else {
+            "type": search.type,
+            "city": search.city,
+            "country": search.country,
+            "region": search.region,
+        },
+    }
     listing = registry.secrets.redact_data(listing)
     if args.json:
         print(json.dumps(listing, indent=2, ensure_ascii=False))
@@ -171,12 +234,25 @@ def cmd_list(args: argparse.Namespace) -> int:
 def _tool_row(registry: ToolRegistry, spec: Any, tokens: int) -> dict[str, Any]:
     schema = registry.input_schema(spec.name)
     required = set(schema.get("required", []))
-    params = [{"name": name, "type": prop.get("type", "any"), "required": name in required,
-               "description": prop.get("description", "")}
-              for name, prop in schema.get("properties", {}).items()]
-    return {"name": spec.name, "bundle": spec.bundle, "description": spec.description,
-            "params": params, "source": _source(spec.origin), "tokens": tokens,
-            "side_effects": spec.side_effects, "return_direct": spec.return_direct}
+    params = [
+        {
+            "name": name,
+            "type": prop.get("type", "any"),
+            "required": name in required,
+            "description": prop.get("description", ""),
+        }
+        for name, prop in schema.get("properties", {}).items()
+    ]
+    return {
+        "name": spec.name,
+        "bundle": spec.bundle,
+        "description": spec.description,
+        "params": params,
+        "source": _source(spec.origin),
+        "tokens": tokens,
+        "side_effects": spec.side_effects,
+        "return_direct": spec.return_direct,
+    }
 
 
 def _source(origin: Any) -> str | None:
@@ -218,7 +294,9 @@ def cmd_export(args: argparse.Namespace) -> int:
     loaded = load(args)
     failed = _report_errors(loaded)
     definitions = export_tools(
-        loaded.registry, args.provider, strict=True if args.strict else None,
+        loaded.registry,
+        args.provider,
+        strict=True if args.strict else None,
         redact=loaded.registry.secrets.redact,
     )
     print(json.dumps(definitions, indent=2, ensure_ascii=False))

@@ -30,6 +30,7 @@ from engine.model import (
     ToolSpec,
     WebSearchSpec,
 )
+from engine.policies import RetrySpec
 
 __all__ = ["Bundle", "build_bundle"]
 
@@ -46,6 +47,8 @@ _OPTION_KEYS = (
     "result",
     "lenient",
     "inline",
+    "retry",
+    "substitute_result",
 )
 _PARAM_FIELDS = (
     "minimum",
@@ -228,6 +231,8 @@ class _Builder:
                 options["timeout"] = parse_duration(options["timeout"])
             if "result" in options:
                 options["result"] = ResultSpec(**options["result"])
+            if "retry" in options:
+                options["retry"] = _retry(options["retry"])
             if "tags" in options:
                 options["tags"] = tuple(options["tags"])
             description = entry.get("description")
@@ -305,6 +310,16 @@ class _Builder:
             self.report(path, exc.code, exc.message, tool=entry.get("name"))
             return
         self.bundle.servers.append(spec)
+
+
+def _retry(entry: Mapping[str, Any]) -> RetrySpec:
+    values = dict(entry)
+    for key in ("backoff", "max_backoff"):
+        if key in values:
+            values[key] = parse_duration(values[key])
+    if "on" in values:
+        values["on"] = tuple(values["on"])
+    return RetrySpec(**values)
 
 
 def _param(entry: Mapping[str, Any]) -> ParamDescriptor:

@@ -214,6 +214,11 @@ def _diag(file: str, code: str, message: str, line: int, column: int) -> Diagnos
     )
 
 
+def _plain_word_key(node: yaml.Node) -> bool:
+    """A plain ``on``/``off``/``yes``/``no`` key: text (YAML 1.2, GitHub Actions' ``on:``)."""
+    return isinstance(node, yaml.ScalarNode) and node.tag == _TAG + "bool" and not node.style
+
+
 class _Converter:
     """Nodes -> plain values, with caps and the checks safe_load skips."""
 
@@ -261,7 +266,9 @@ class _Converter:
             if key_node.tag == _TAG + "merge":
                 self._merge(merged, value_node, depth)
                 continue
-            if not isinstance(key_node, yaml.ScalarNode) or key_node.tag != _TAG + "str":
+            if _plain_word_key(key_node):
+                pass  # `on:` / `yes:` keys: YAML 1.1 booleans, but always meant as names
+            elif not isinstance(key_node, yaml.ScalarNode) or key_node.tag != _TAG + "str":
                 if isinstance(key_node, yaml.ScalarNode):
                     message = f"mapping key {key_node.value!r} is not a string; quote it"
                 else:

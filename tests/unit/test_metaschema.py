@@ -48,6 +48,7 @@ DEFS_NAMES = {
     "WebSearch",
     "McpServer",
     "ResultShaping",
+    "Retry",
     "TypeName",
 }
 

@@ -1,0 +1,467 @@
+"""The guarded call path: timeouts, retries, approval, hooks, tracing, result substitution.
+
+Tools that need none of it take the fast path in :mod:`engine.calls`; this
+module runs the rest through the same steps (``validate_call``,
+``bind_call``, ``finish``) with the policies around them:
+
+    validate -> before hooks -> approval (side effects) -> bind
+      -> attempt (timeout) -> retry? -> finish -> after hooks, span, log
+
+A sync handler past its timeout cannot be killed: the caller gets a
+``timeout`` result on time and the thread finishes in the background, inside
+the bounded :class:`~engine.policies.WorkerPool` so abandoned threads never
+pile up. Async handlers are cancelled.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import inspect
+import logging
+import re
+import time
+from collections.abc import Awaitable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.binding import CallEnv, PreparedTool
+from engine.calls import (
+    bind_call,
+    error_result,
+    failed,
+    finish,
+    run_coroutine,
+    validate_call,
+)
+from engine.model import ToolResult
+from engine.policies import (
+    AfterHook,
+    ApprovalCallback,
+    ApprovalRequest,
+    BeforeHook,
+    CallEvent,
+    Decision,
+    PoolSaturated,
+    WorkerPool,
+)
+
+__all__ = ["Policy", "arun_guarded", "run_guarded", "tracing_active"]
+
+log = logging.getLogger("engine.calls")
+
+
+@dataclass
+class Policy:
+    """Registry-wide settings the guarded path applies."""
+
+    default_timeout: float | None = None
+    approve: ApprovalCallback | None = None
+    allow_side_effects: bool = False
+    before: list[BeforeHook] = field(default_factory=list)
+    after: list[AfterHook] = field(default_factory=list)
+    pool: WorkerPool = field(default_factory=WorkerPool)
+    trace_arguments: bool = False
+
+    @property
+    def active(self) -> bool:
+        """Whether every call needs the guarded path (hooks or a default timeout)."""
+        return self.default_timeout is not None or bool(self.before) or bool(self.after)
+
+
+class _TimedOut(Exception):
+    pass
+
+
+# ------------------------------------------------------------------- tracing
+_otel: Any = None
+
+
+def _trace_api() -> Any:
+    global _otel  # noqa: PLW0603 - imported once, on first use, to keep `import engine` light
+    if _otel is None:
+        try:
+            from opentelemetry import trace
+        except ImportError:  # pragma: no cover - opentelemetry-api comes with mcp
+            _otel = False
+        else:
+            _otel = trace
+    return _otel
+
+
+def tracing_active() -> bool:
+    """True once the application installed an OpenTelemetry SDK tracer provider."""
+    api = _trace_api()
+    if api is False:
+        return False
+    return type(api.get_tracer_provider()).__name__ != "ProxyTracerProvider"
+
+
+def _start_span(prepared: PreparedTool, call_id: str, arguments: Any, policy: Policy) -> Any:
+    if not tracing_active():
+        return None
+    from engine import __version__
+
+    tracer = _otel.get_tracer("tooldeck", __version__)
+    attributes: dict[str, Any] = {
+        "gen_ai.operation.name": "execute_tool",
+        "gen_ai.tool.name": prepared.name,
+        "gen_ai.tool.call.id": call_id,
+        "tooldeck.bundle": prepared.spec.bundle or "",
+    }
+    if policy.trace_arguments:
+        attributes["tooldeck.arguments"] = (
+            arguments if isinstance(arguments, str) else repr(arguments)
+        )
+    return tracer.start_as_current_span(f"execute_tool {prepared.name}", attributes=attributes)
+
+
+def _end_span(span: Any, result: ToolResult, started: float, policy: Policy) -> None:
+    span.set_attribute("tooldeck.outcome", "ok" if result.ok else result.error.kind)  # type: ignore[union-attr]
+    span.set_attribute("tooldeck.attempts", result.attempts)
+    span.set_attribute("tooldeck.duration_ms", (time.perf_counter() - started) * 1000)
+    if policy.trace_arguments and result.ok:
+        span.set_attribute("tooldeck.result", result.text[:4096])
+    if not result.ok:
+        from opentelemetry.trace import Status, StatusCode
+
+        span.set_status(Status(StatusCode.ERROR, result.error.kind))  # type: ignore[union-attr]
+
+
+# -------------------------------------------------------------- shared steps
+def _denied(prepared: PreparedTool, call_id: str, message: str) -> ToolResult:
+    return error_result("denied", message, tool_name=prepared.name, call_id=call_id)
+
+
+def _no_approver(prepared: PreparedTool, call_id: str) -> ToolResult:
+    effect = f" ({prepared.spec.effect})" if prepared.spec.effect else ""
+    return _denied(
+        prepared,
+        call_id,
+        f"tool {prepared.name!r} has side effects{effect} and needs approval, but no approver "
+        "is configured; the call was not made",
+    )
+
+
+def _decision(value: Any) -> Decision:
+    if isinstance(value, Decision):
+        return value
+    return Decision(bool(value))
+
+
+def _denied_by(prepared: PreparedTool, call_id: str, decision: Decision) -> ToolResult:
+    reason = f": {decision.reason}" if decision.reason else ""
+    return _denied(prepared, call_id, f"the call to {prepared.name!r} was not approved{reason}")
+
+
+def _retry_allowed(prepared: PreparedTool) -> bool:
+    spec = prepared.spec
+    return spec.retry is not None and (not spec.side_effects or spec.idempotent)
+
+
+def _timeout_of(prepared: PreparedTool, policy: Policy) -> float | None:
+    timeout = prepared.spec.timeout
+    return policy.default_timeout if timeout is None else timeout
+
+
+def _timeout_result(prepared: PreparedTool, call_id: str, timeout: float) -> ToolResult:
+    return error_result(
+        "timeout",
+        f"tool {prepared.name!r} did not finish within {timeout:g} s; try a smaller request",
+        tool_name=prepared.name,
+        call_id=call_id,
+        exception=TimeoutError(f"{prepared.name} exceeded {timeout:g} s"),
+    )
+
+
+_CONFIG_REF = re.compile(r"\$\{config:([^}]+)\}")
+
+
+def _substitute(value: Any, config: Mapping[str, Any]) -> Any:
+    """Seed behaviour, opt-in: ``${config:key}`` in a string result is filled from config."""
+    if not isinstance(value, str) or "${" not in value:
+        return value
+
+    def one(match: re.Match[str]) -> str:
+        node: Any = config
+        for part in match.group(1).split("."):
+            if not isinstance(node, Mapping) or part not in node:
+                return match.group(0)
+            node = node[part]
+        return str(node)
+
+    return _CONFIG_REF.sub(one, value)
+
+
+def _finish(prepared: PreparedTool, value: Any, env: CallEnv, call_id: str) -> ToolResult:
+    if prepared.spec.substitute_result:
+        value = _substitute(value, env.config)
+    return finish(prepared, value, call_id)
+
+
+def _settle(value: Any) -> Any:
+    """A hook's or approver's answer from sync code; awaitables are run to completion."""
+    if inspect.isawaitable(value):
+        awaitable: Awaitable[Any] = value
+        return run_coroutine(lambda: awaitable)
+    return value
+
+
+def _after_failed(hook: Any, exc: BaseException) -> None:
+    log.warning("after-call hook %r failed: %s: %s", hook, type(exc).__name__, exc)
+
+
+# ----------------------------------------------------------------- sync path
+def run_guarded(
+    prepared: PreparedTool,
+    arguments: Any,
+    env: CallEnv,
+    policy: Policy,
+    *,
+    call_id: str,
+    extra: Mapping[str, Any] | None,
+    lenient: bool,
+) -> ToolResult:
+    started = time.perf_counter()
+    span = _start_span(prepared, call_id, arguments, policy)
+    if span is None:
+        return _sync_steps(prepared, arguments, env, policy, call_id, extra, lenient)
+    with span as current:
+        result = _sync_steps(prepared, arguments, env, policy, call_id, extra, lenient)
+        _end_span(current, result, started, policy)
+    return result
+
+
+def _sync_steps(  # noqa: PLR0917
+    prepared: PreparedTool,
+    arguments: Any,
+    env: CallEnv,
+    policy: Policy,
+    call_id: str,
+    extra: Mapping[str, Any] | None,
+    lenient: bool,
+) -> ToolResult:
+    args = validate_call(prepared, arguments, call_id, lenient)
+    event = CallEvent(
+        prepared.spec, {} if isinstance(args, ToolResult) else dict(args), call_id, extra or {}
+    )
+    result = (
+        args
+        if isinstance(args, ToolResult)
+        else _sync_body(prepared, args, event, env, policy, extra)
+    )
+    for hook in policy.after:
+        try:
+            _settle(hook(event, result))
+        except Exception as exc:  # an audit hook must never break the call
+            _after_failed(hook, exc)
+    return result
+
+
+def _sync_body(  # noqa: PLR0917
+    prepared: PreparedTool,
+    args: dict[str, Any],
+    event: CallEvent,
+    env: CallEnv,
+    policy: Policy,
+    extra: Mapping[str, Any] | None,
+) -> ToolResult:
+    call_id = event.call_id
+    for hook in policy.before:
+        try:
+            outcome = _settle(hook(event))
+        except Exception as exc:
+            return _denied(prepared, call_id, f"refused by a before-call check: {exc}")
+        if isinstance(outcome, ToolResult):
+            return outcome
+    if prepared.spec.side_effects and not policy.allow_side_effects:
+        if policy.approve is None:
+            return _no_approver(prepared, call_id)
+        try:
+            answer = _settle(policy.approve(ApprovalRequest(prepared.spec, dict(args), call_id)))
+        except Exception as exc:
+            return _denied(prepared, call_id, f"approval failed: {type(exc).__name__}: {exc}")
+        decision = _decision(answer)
+        if not decision.approved:
+            return _denied_by(prepared, call_id, decision)
+    kwargs = bind_call(prepared, args, env, call_id, extra)
+    if isinstance(kwargs, ToolResult):
+        return kwargs
+    timeout = _timeout_of(prepared, policy)
+    retry = prepared.spec.retry if _retry_allowed(prepared) else None
+    attempt = 0
+    while True:
+        attempt += 1
+        try:
+            value = _attempt_sync(prepared, kwargs, timeout, policy.pool)
+        except _TimedOut:
+            if retry and attempt < retry.attempts and "TimeoutError" in retry.on:
+                time.sleep(retry.delay(attempt))
+                continue
+            result = _timeout_result(prepared, call_id, timeout or 0)
+        except PoolSaturated as exc:
+            result = failed(prepared, exc, call_id)
+        except (Exception, SystemExit) as exc:
+            if retry and attempt < retry.attempts and retry.matches(exc):
+                time.sleep(retry.delay(attempt))
+                continue
+            result = failed(prepared, exc, call_id)
+        else:
+            result = _finish(prepared, value, env, call_id)
+        result.attempts = attempt
+        return result
+
+
+def _attempt_sync(
+    prepared: PreparedTool, kwargs: dict[str, Any], timeout: float | None, pool: WorkerPool
+) -> Any:
+    handler = prepared.spec.handler
+    if prepared.is_async:
+        return run_coroutine(lambda: _with_timeout(handler(**kwargs), timeout))
+    if timeout is None:
+        return handler(**kwargs)
+    context = contextvars.copy_context()
+    future = pool.submit(lambda: context.run(handler, **kwargs))
+    try:
+        return future.result(timeout=timeout)
+    except TimeoutError:
+        if not future.done():
+            raise _TimedOut from None
+        raise
+
+
+async def _with_timeout(awaitable: Awaitable[Any], timeout: float | None) -> Any:
+    if timeout is None:
+        return await awaitable
+    try:
+        async with asyncio.timeout(timeout) as scope:
+            return await awaitable
+    except TimeoutError:
+        if scope.expired():
+            raise _TimedOut from None
+        raise
+
+
+# ---------------------------------------------------------------- async path
+async def arun_guarded(
+    prepared: PreparedTool,
+    arguments: Any,
+    env: CallEnv,
+    policy: Policy,
+    *,
+    call_id: str,
+    extra: Mapping[str, Any] | None,
+    lenient: bool,
+) -> ToolResult:
+    started = time.perf_counter()
+    span = _start_span(prepared, call_id, arguments, policy)
+    if span is None:
+        return await _async_steps(prepared, arguments, env, policy, call_id, extra, lenient)
+    with span as current:
+        result = await _async_steps(prepared, arguments, env, policy, call_id, extra, lenient)
+        _end_span(current, result, started, policy)
+    return result
+
+
+async def _maybe_await(value: Any) -> Any:
+    return await value if inspect.isawaitable(value) else value
+
+
+async def _async_steps(  # noqa: PLR0917
+    prepared: PreparedTool,
+    arguments: Any,
+    env: CallEnv,
+    policy: Policy,
+    call_id: str,
+    extra: Mapping[str, Any] | None,
+    lenient: bool,
+) -> ToolResult:
+    args = validate_call(prepared, arguments, call_id, lenient)
+    event = CallEvent(
+        prepared.spec, {} if isinstance(args, ToolResult) else dict(args), call_id, extra or {}
+    )
+    if isinstance(args, ToolResult):
+        result = args
+    else:
+        result = await _async_body(prepared, args, event, env, policy, extra)
+    for hook in policy.after:
+        try:
+            await _maybe_await(hook(event, result))
+        except Exception as exc:
+            _after_failed(hook, exc)
+    return result
+
+
+async def _async_body(  # noqa: PLR0917
+    prepared: PreparedTool,
+    args: dict[str, Any],
+    event: CallEvent,
+    env: CallEnv,
+    policy: Policy,
+    extra: Mapping[str, Any] | None,
+) -> ToolResult:
+    call_id = event.call_id
+    for hook in policy.before:
+        try:
+            outcome = await _maybe_await(hook(event))
+        except Exception as exc:
+            return _denied(prepared, call_id, f"refused by a before-call check: {exc}")
+        if isinstance(outcome, ToolResult):
+            return outcome
+    if prepared.spec.side_effects and not policy.allow_side_effects:
+        if policy.approve is None:
+            return _no_approver(prepared, call_id)
+        try:
+            answer = await _maybe_await(
+                policy.approve(ApprovalRequest(prepared.spec, dict(args), call_id))
+            )
+        except Exception as exc:
+            return _denied(prepared, call_id, f"approval failed: {type(exc).__name__}: {exc}")
+        decision = _decision(answer)
+        if not decision.approved:
+            return _denied_by(prepared, call_id, decision)
+    kwargs = bind_call(prepared, args, env, call_id, extra)
+    if isinstance(kwargs, ToolResult):
+        return kwargs
+    timeout = _timeout_of(prepared, policy)
+    retry = prepared.spec.retry if _retry_allowed(prepared) else None
+    attempt = 0
+    while True:
+        attempt += 1
+        try:
+            value = await _attempt_async(prepared, kwargs, timeout, policy.pool)
+        except _TimedOut:
+            if retry and attempt < retry.attempts and "TimeoutError" in retry.on:
+                await asyncio.sleep(retry.delay(attempt))
+                continue
+            result = _timeout_result(prepared, call_id, timeout or 0)
+        except PoolSaturated as exc:
+            result = failed(prepared, exc, call_id)
+        except (Exception, SystemExit) as exc:
+            if retry and attempt < retry.attempts and retry.matches(exc):
+                await asyncio.sleep(retry.delay(attempt))
+                continue
+            result = failed(prepared, exc, call_id)
+        else:
+            result = _finish(prepared, value, env, call_id)
+        result.attempts = attempt
+        return result
+
+
+async def _attempt_async(
+    prepared: PreparedTool, kwargs: dict[str, Any], timeout: float | None, pool: WorkerPool
+) -> Any:
+    handler = prepared.spec.handler
+    if prepared.is_async:
+        return await _with_timeout(handler(**kwargs), timeout)
+    if prepared.spec.inline:
+        return handler(**kwargs)
+    context = contextvars.copy_context()
+    future = asyncio.wrap_future(pool.submit(lambda: context.run(handler, **kwargs)))
+    if timeout is None:
+        return await future
+    done, _ = await asyncio.wait({future}, timeout=timeout)
+    if not done:
+        future.cancel()  # detaches the thread's eventual result from this loop
+        raise _TimedOut
+    return future.result()
