@@ -14,6 +14,8 @@ imported only by the leaf modules that need them.
     'Hello, Ada!'
 """
 
+import logging
+
 from engine.config import Config, load_config
 from engine.diagnostics import Diagnostic, Severity, SourceLocation
 from engine.errors import (
@@ -32,6 +34,7 @@ from engine.model import (
     ParamDescriptor,
     PromptSpec,
     ResultSpec,
+    ToolCall,
     ToolContext,
     ToolError,
     ToolResult,
@@ -39,13 +42,17 @@ from engine.model import (
     WebSearchSpec,
 )
 from engine.names import is_provider_safe, safe_name
+from engine.policies import ApprovalRequest, CallEvent, Decision, RetrySpec
 from engine.prompts import PromptMessage
 from engine.registry import RegistryChange, ToolRegistry
 from engine.schema import tool_input_schema
 
 __all__ = [
     "MISSING",
+    "ApprovalRequest",
+    "CallEvent",
     "Config",
+    "Decision",
     "Diagnostic",
     "DuplicateToolError",
     "ErrorKind",
@@ -59,8 +66,10 @@ __all__ = [
     "RegistrationError",
     "RegistryChange",
     "ResultSpec",
+    "RetrySpec",
     "Severity",
     "SourceLocation",
+    "ToolCall",
     "ToolCallError",
     "ToolContext",
     "ToolDeckError",
@@ -77,3 +86,6 @@ __all__ = [
 ]
 
 __version__ = "0.1.0"
+
+# A library stays quiet unless the application configures logging.
+logging.getLogger("engine").addHandler(logging.NullHandler())

@@ -62,11 +62,18 @@ class Policy:
     after: list[AfterHook] = field(default_factory=list)
     pool: WorkerPool = field(default_factory=WorkerPool)
     trace_arguments: bool = False
+    tracer_provider: Any = None
+    """An OpenTelemetry TracerProvider; None uses the global one (no-op until an SDK is set)."""
 
     @property
     def active(self) -> bool:
-        """Whether every call needs the guarded path (hooks or a default timeout)."""
-        return self.default_timeout is not None or bool(self.before) or bool(self.after)
+        """Whether every call needs the guarded path (hooks, a default timeout, a tracer)."""
+        return (
+            self.default_timeout is not None
+            or bool(self.before)
+            or bool(self.after)
+            or self.tracer_provider is not None
+        )
 
 
 class _TimedOut(Exception):
@@ -98,11 +105,14 @@ def tracing_active() -> bool:
 
 
 def _start_span(prepared: PreparedTool, call_id: str, arguments: Any, policy: Policy) -> Any:
-    if not tracing_active():
-        return None
+    provider = policy.tracer_provider
+    if provider is None:
+        if not tracing_active():
+            return None
+        provider = _otel.get_tracer_provider()
     from engine import __version__
 
-    tracer = _otel.get_tracer("tooldeck", __version__)
+    tracer = provider.get_tracer("tooldeck", __version__)
     attributes: dict[str, Any] = {
         "gen_ai.operation.name": "execute_tool",
         "gen_ai.tool.name": prepared.name,

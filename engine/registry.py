@@ -133,6 +133,8 @@ class ToolRegistry:
         max_workers: threads for sync handlers under ``acall`` or a timeout; a
             saturated pool answers with an error instead of queueing.
         trace_arguments: record arguments and results on OpenTelemetry spans.
+        tracer_provider: an OpenTelemetry TracerProvider for this registry's spans;
+            by default the global one, a no-op until the application installs an SDK.
     """
 
     def __init__(
@@ -148,6 +150,7 @@ class ToolRegistry:
         allow_side_effects: bool = False,
         max_workers: int = 32,
         trace_arguments: bool = False,
+        tracer_provider: Any = None,
     ) -> None:
         _check_policy(on_duplicate)
         self._settings = _Settings(
@@ -166,6 +169,7 @@ class ToolRegistry:
             allow_side_effects=allow_side_effects,
             pool=WorkerPool(max_workers),
             trace_arguments=trace_arguments,
+            tracer_provider=tracer_provider,
         )
         self._checked: dict[int, tuple[ToolSpec, PreparedTool]] = {}
         self.secrets = Secrets()

@@ -17,6 +17,7 @@ from typing import Any
 
 from engine.diagnostics import Diagnostic, Severity
 from engine.manifest.loader import LoadResult, load_manifests
+from engine.policies import ApprovalCallback, ApprovalRequest, Decision
 from engine.registry import ToolRegistry
 
 __all__ = ["build_parser", "main"]
@@ -82,6 +83,11 @@ def build_parser() -> argparse.ArgumentParser:
     call = sub.add_parser("call", parents=[common], help="call one tool and print its result")
     call.add_argument("name", help="tool name")
     call.add_argument("--args", default="{}", help="arguments as a JSON object")
+    call.add_argument(
+        "--yes",
+        action="store_true",
+        help="approve a tool with side effects without asking (non-interactive use)",
+    )
 
     export = sub.add_parser("export", parents=[common], help="print provider tool definitions")
     export.add_argument(
@@ -107,7 +113,11 @@ class Loaded:
     result: LoadResult
 
 
-def load(args: argparse.Namespace, paths: Sequence[Path] | None = None) -> Loaded:
+def load(
+    args: argparse.Namespace,
+    paths: Sequence[Path] | None = None,
+    approve: ApprovalCallback | None = None,
+) -> Loaded:
     """Build the registry from the command's manifests, config and flags."""
     from engine.config import load_config
 
@@ -120,7 +130,9 @@ def load(args: argparse.Namespace, paths: Sequence[Path] | None = None) -> Loade
             )
         chosen = [DEFAULT_MANIFESTS]
     config = load_config(args.config)
-    registry = ToolRegistry(project_dir=args.project_dir or Path.cwd(), config=config.data)
+    registry = ToolRegistry(
+        project_dir=args.project_dir or Path.cwd(), config=config.data, approve=approve
+    )
     registry, result = load_manifests(
         chosen,
         registry=registry,
@@ -277,8 +289,25 @@ def _print_listing(listing: dict[str, Any]) -> None:
         print("no tools", file=sys.stderr)
 
 
+def ask_on_terminal(request: ApprovalRequest) -> Decision:
+    """Show the exact call and ask y/N; without a terminal, deny and say how to approve."""
+    if not sys.stdin.isatty():
+        return Decision.deny("approval is required; run `tooldeck call` with --yes to approve")
+    effect = request.tool.effect or "it changes something outside tooldeck"
+    arguments = json.dumps(dict(request.arguments), ensure_ascii=False, default=str)
+    sys.stderr.write(
+        f"Tool {request.tool.name!r} has side effects: {effect}.\n"
+        f"  arguments: {arguments}\nRun it? [y/N] "
+    )
+    sys.stderr.flush()
+    answer = sys.stdin.readline().strip().lower()
+    if answer in ("y", "yes"):
+        return Decision.approve()
+    return Decision.deny("the user declined at the terminal")
+
+
 def cmd_call(args: argparse.Namespace) -> int:
-    loaded = load(args)
+    loaded = load(args, approve=(lambda _: True) if args.yes else ask_on_terminal)
     _report_errors(loaded)
     result = loaded.registry.call(args.name, args.args)
     if result.ok:
