@@ -96,12 +96,28 @@ def _trace_api() -> Any:
     return _otel
 
 
+_tracing = {"active": False, "next_check": 0.0}
+
+
 def tracing_active() -> bool:
-    """True once the application installed an OpenTelemetry SDK tracer provider."""
+    """True once the application installed an OpenTelemetry SDK tracer provider.
+
+    Checked at most once a second while inactive (the OpenTelemetry lookup
+    reads the environment, too slow for every call); once active it stays so,
+    since a global provider can only be set once.
+    """
+    if _tracing["active"]:
+        return True
+    now = time.monotonic()
+    if now < _tracing["next_check"]:
+        return False
+    _tracing["next_check"] = now + 1.0
     api = _trace_api()
     if api is False:
         return False
-    return type(api.get_tracer_provider()).__name__ != "ProxyTracerProvider"
+    active = type(api.get_tracer_provider()).__name__ != "ProxyTracerProvider"
+    _tracing["active"] = active
+    return active
 
 
 def _start_span(prepared: PreparedTool, call_id: str, arguments: Any, policy: Policy) -> Any:

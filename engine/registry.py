@@ -171,6 +171,8 @@ class ToolRegistry:
             trace_arguments=trace_arguments,
             tracer_provider=tracer_provider,
         )
+        self._fast = not self._policy.active
+        """No registry-wide policy: plain tools may take the fast path."""
         self._checked: dict[int, tuple[ToolSpec, PreparedTool]] = {}
         self.secrets = Secrets()
         """Values never shown in error results (the manifest loader adds env values)."""
@@ -594,7 +596,7 @@ class ToolRegistry:
             lenient = entry.spec.lenient
             if lenient is None:
                 lenient = self._settings.lenient
-            if entry.plain and not self._policy.active and not tracing_active():
+            if entry.plain and self._fast and not tracing_active():
                 result = call_prepared(
                     entry, arguments, self._env, call_id=call_id, extra=context, lenient=lenient
                 )
@@ -630,7 +632,7 @@ class ToolRegistry:
             lenient = entry.spec.lenient
             if lenient is None:
                 lenient = self._settings.lenient
-            if entry.plain and not self._policy.active and not tracing_active():
+            if entry.plain and self._fast and not tracing_active():
                 result = await acall_prepared(
                     entry,
                     arguments,
@@ -735,6 +737,7 @@ class ToolRegistry:
                 self._policy.before.append(before)
             if after is not None:
                 self._policy.after.append(after)
+            self._fast = not self._policy.active
 
     def render_prompt(self, name: str, arguments: Any = None) -> PromptMessage:
         """Render a prompt's text for its role; raises ToolCallError on bad arguments."""
