@@ -30,11 +30,17 @@ def _empty() -> None:
     return None
 
 
-def time_loop(fn: Callable[[], object], number: int) -> int:
-    """Nanoseconds for ``number`` calls of ``fn``, garbage collector disabled."""
+def time_loop(fn: Callable[[], object], number: int, *, keep_gc: bool = False) -> int:
+    """Nanoseconds for ``number`` calls of ``fn``, garbage collector disabled.
+
+    With ``keep_gc`` the collector stays as it is (enabled, normally), so the
+    time includes the collections the calls' allocations trigger, as in a
+    real process.
+    """
     repeat = itertools.repeat(None, number)
     gc_was_enabled = gc.isenabled()
-    gc.disable()
+    if not keep_gc:
+        gc.disable()
     try:
         start = time.perf_counter_ns()
         for _ in repeat:
@@ -78,6 +84,7 @@ def interleaved_samples(
     *,
     warmup: int | None = None,
     subtract_loop: bool = True,
+    keep_gc: bool = False,
 ) -> dict[str, Timing]:
     """Time ``variants`` in ``rounds`` alternating rounds of ``number`` calls each.
 
@@ -85,7 +92,8 @@ def interleaved_samples(
     first (right after the collection) or last. ``warmup`` calls per variant
     run first (default: ``number // 10``, at least 10). With ``subtract_loop``
     the median per-call cost of the bare timing loop is subtracted from every
-    sample.
+    sample. ``keep_gc`` leaves the garbage collector enabled during the timed
+    loops (see :func:`time_loop`); it is still collected before each round.
     """
     if rounds < 1 or number < 1:
         raise ValueError("rounds and number must be at least 1")
@@ -103,7 +111,7 @@ def interleaved_samples(
         order = names[shift:] + names[:shift]
         gc.collect()
         for name in order:
-            raw[name].append(time_loop(fns[name], number) / number / 1000.0)
+            raw[name].append(time_loop(fns[name], number, keep_gc=keep_gc) / number / 1000.0)
     overhead = statistics.median(raw.pop(_EMPTY)) if subtract_loop else 0.0
     return {
         name: Timing(tuple(max(0.0, s - overhead) for s in samples))

@@ -34,11 +34,15 @@ from __future__ import annotations
 
 import argparse
 import cProfile
+import functools
+import gc
 import json
 import os
 import platform
 import pstats
 import random
+import re
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -53,13 +57,14 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import yaml
-from _timing import Timing, interleaved_samples
+from _timing import Timing, interleaved_samples, warm_up
 
 import engine
 from engine.cli.reporters import get_reporter
 from engine.config import load_config
+from engine.diagnostics import Diagnostic
 from engine.manifest.lint import LintSettings, lint
-from engine.manifest.loader import load_manifests
+from engine.manifest.loader import LoadResult, load_manifests
 from engine.registry import ToolRegistry
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -86,8 +91,24 @@ GLOBS = ("*", "*.py", "*.md", "*.yaml", "*.json", "*.sql", "*.ts", "*.log")
 
 
 # ---------------------------------------------------------------- catalogue
-def _q(value: Any) -> str:
-    """A YAML scalar or flow sequence for ``value`` (JSON is valid flow YAML)."""
+_PLAIN_FLOW = re.compile(r"[A-Za-z_][A-Za-z0-9_./-]*|[0-9.]+(ms|s|m|h)")
+_PLAIN_BLOCK = re.compile(r"[A-Za-z][^#{}\[\]\"'\n]*[A-Za-z0-9.)]")
+_YAML_WORDS = frozenset({"true", "false", "yes", "no", "on", "off", "null", "y", "n"})
+
+
+def _q(value: Any, *, flow: bool = True) -> str:
+    """``value`` as a person would write it in YAML: plain when that is safe, else quoted.
+
+    JSON strings, numbers and booleans are valid YAML, so anything that needs
+    quoting is written as JSON; lists become flow sequences.
+    """
+    if isinstance(value, list):
+        return "[" + ", ".join(_q(item) for item in value) + "]"
+    if isinstance(value, str) and value.lower() not in _YAML_WORDS:
+        if _PLAIN_FLOW.fullmatch(value):
+            return value
+        if not flow and _PLAIN_BLOCK.fullmatch(value) and ": " not in value:
+            return value
     return json.dumps(value, ensure_ascii=False)
 
 
@@ -195,8 +216,7 @@ def _file_info_tool(rng: random.Random, topic: str, k: int) -> dict[str, Any]:
     tool: dict[str, Any] = {
         "name": f"{topic}_{noun}_info_{k}",
         "handler": "handlers.files:file_info",
-        "description": f"Describe a {topic} {noun}: type, size, modification time "
-        "and line count.",
+        "description": f"Describe a {topic} {noun}: type, size, modification time and line count.",
         "params": [_path_param(rng, topic, required=True, what=f"The {topic} {noun}")],
     }
     if rng.random() < 0.5:
@@ -221,19 +241,19 @@ def _options(rng: random.Random, topic: str, tool: dict[str, Any]) -> None:
 
 def _tool_yaml(tool: dict[str, Any], block_params: bool) -> list[str]:
     lines = [f"  - name: {tool['name']}", f"    handler: {tool['handler']}"]
-    lines.append(f"    description: {_q(tool['description'])}")
+    lines.append(f"    description: {_q(tool['description'], flow=False)}")
     for key in ("timeout", "tags", "idempotent", "lenient"):
         if key in tool:
-            lines.append(f"    {key}: {_q(tool[key])}")
+            lines.append(f"    {key}: {_q(tool[key], flow=False)}")
     if "result" in tool:
         lines.append("    result:")
-        lines.extend(f"      {k}: {_q(v)}" for k, v in tool["result"].items())
+        lines.extend(f"      {k}: {_q(v, flow=False)}" for k, v in tool["result"].items())
     lines.append("    params:")
     for param in tool["params"]:
         if block_params:
             first, *rest = param.items()
-            lines.append(f"      - {first[0]}: {_q(first[1])}")
-            lines.extend(f"        {k}: {_q(v)}" for k, v in rest)
+            lines.append(f"      - {first[0]}: {_q(first[1], flow=False)}")
+            lines.extend(f"        {k}: {_q(v, flow=False)}" for k, v in rest)
         else:
             lines.append(f"      - {_flow(param)}")
     return lines
@@ -289,17 +309,23 @@ def load_variant(folder: Path) -> Callable[[], object]:
     return full_load
 
 
-def lint_variant(folder: Path) -> Callable[[], object]:
-    """``cmd_lint`` in-process, minus argument parsing and reading pyproject settings."""
-    settings = LintSettings()
-    reporter = get_reporter("text")
+def run_lint(folder: Path) -> tuple[ToolRegistry, LoadResult, list[Diagnostic], str]:
+    """What ``cmd_lint`` does, minus argument parsing and reading pyproject settings."""
+    config = load_config(None)
+    registry = ToolRegistry(project_dir=Path.cwd(), config=config.data)
+    registry, result = load_manifests([folder], registry=registry, config=config)
+    found = [*result.diagnostics, *lint(result, registry, LintSettings())]
+    return (
+        registry,
+        result,
+        found,
+        get_reporter("text").render(found, files_checked=len(result.files)),
+    )
 
-    def lint_run() -> str:
-        config = load_config(None)
-        registry = ToolRegistry(project_dir=Path.cwd(), config=config.data)
-        registry, result = load_manifests([folder], registry=registry, config=config)
-        found = [*result.diagnostics, *lint(result, registry, settings)]
-        return reporter.render(found, files_checked=len(result.files))
+
+def lint_variant(folder: Path) -> Callable[[], object]:
+    def lint_run() -> object:
+        return run_lint(folder)
 
     return lint_run
 
@@ -323,7 +349,11 @@ def _fail(what: str) -> SystemExit:
 
 def sanity_check(folder: Path, paths: list[Path], docs: list[Any]) -> int:
     """The catalogue must load cleanly, or the timing means nothing; returns lint findings."""
-    registry, result = load_manifests([folder], registry=ToolRegistry())
+    gc.disable()  # not timed: just quicker
+    try:
+        registry, result, found, report = run_lint(folder)
+    finally:
+        gc.enable()
     if result.errors:
         shown = "\n  ".join(str(d) for d in result.errors[:10])
         raise _fail(f"{len(result.errors)} load errors, first ones:\n  {shown}")
@@ -336,14 +366,154 @@ def sanity_check(folder: Path, paths: list[Path], docs: list[Any]) -> int:
     naive = jsonschema_variant(docs)()
     if not all(naive):  # type: ignore[arg-type]
         raise _fail("the meta-schema rejects a generated document")
-    found = lint(result, registry, LintSettings())
-    report = lint_variant(folder)()
-    if not isinstance(report, str) or not report:
+    if not report.strip():
         raise _fail("the lint variant produced no report")
     return len(found)
 
 
 # ------------------------------------------------------------------ profile
+def _median_ms(samples: list[int]) -> float:
+    return statistics.median(samples) / 1e6
+
+
+def load_stages(folder: Path, paths: list[Path], reps: int) -> list[tuple[str, float]]:
+    """Wall time of each step ``load_file``/``load_manifests`` takes, over all files (ms).
+
+    Calls the loader's own building blocks in the order it does, garbage
+    collector disabled like the timed rounds; medians over ``reps`` runs.
+    """
+    from engine.config import Config
+    from engine.manifest.build import build_bundle
+    from engine.manifest.interpolate import interpolate
+    from engine.manifest.loader import GROUP_PREFIX, discover
+    from engine.manifest.metaschema import check_document
+    from engine.manifest.resolve import DEFAULT_ALLOWED
+    from engine.manifest.yamlsource import _Loader, read_yaml
+
+    texts = [p.read_text("utf-8") for p in paths]
+    clock = time.perf_counter_ns
+    steps: dict[str, list[int]] = {}
+
+    def note(name: str, ns: int) -> None:
+        steps.setdefault(name, []).append(ns)
+
+    for _ in range(reps):
+        gc.collect()
+        gc.disable()
+        try:
+            t0 = clock()
+            for text in texts:
+                yaml.compose(text, Loader=_Loader)
+            note("  of which yaml.compose alone (C parser -> nodes)", clock() - t0)
+            registry, config = ToolRegistry(), Config()
+            t0 = clock()
+            files, _ = discover([folder])
+            t1 = clock()
+            docs = [read_yaml(path) for path in files]
+            t2 = clock()
+            for doc in docs:
+                check_document(doc)
+            t3 = clock()
+            datas = [
+                interpolate(doc.data, config=config.data, secrets=registry.secrets)[0]
+                for doc in docs
+            ]
+            t4 = clock()
+            validate_ns = [0]
+
+            def timed_validate(
+                spec: Any,
+                group: str,
+                registry: ToolRegistry = registry,
+                ns: list[int] = validate_ns,
+            ) -> None:
+                start = clock()
+                registry.validate_spec(spec, group=group)
+                ns[0] += clock() - start
+
+            bundles = []
+            for doc, data in zip(docs, datas, strict=True):
+                group = GROUP_PREFIX + doc.file
+                bundles.append(
+                    build_bundle(
+                        doc,
+                        data,
+                        allowed=DEFAULT_ALLOWED,
+                        validate=functools.partial(timed_validate, group=group),
+                        search_root=config.search_root(),
+                        app_class=None,
+                    )
+                )
+            t5 = clock()
+            for doc, bundle in zip(docs, bundles, strict=True):
+                registry.replace_group(GROUP_PREFIX + doc.file, bundle.tools)
+            t6 = clock()
+        finally:
+            gc.enable()
+        if len(registry.tools()) != FILES * TOOLS_PER_FILE:
+            raise RuntimeError(f"stage replay registered {len(registry.tools())} tools")
+        note("discover (rglob)", t1 - t0)
+        note("read_yaml: read + yaml.compose + node -> value conversion", t2 - t1)
+        note("check_document (compiled meta-schema check)", t3 - t2)
+        note("interpolate (${...} walk)", t4 - t3)
+        note("build_bundle without validate_spec (resolve, ToolSpec)", t5 - t4 - validate_ns[0])
+        note("registry.validate_spec (prepare_tool: schema, checkers)", validate_ns[0])
+        note("registry.replace_group (register, 50 swaps)", t6 - t5)
+    order = [
+        "discover (rglob)",
+        "read_yaml: read + yaml.compose + node -> value conversion",
+        "  of which yaml.compose alone (C parser -> nodes)",
+        "check_document (compiled meta-schema check)",
+        "interpolate (${...} walk)",
+        "build_bundle without validate_spec (resolve, ToolSpec)",
+        "registry.validate_spec (prepare_tool: schema, checkers)",
+        "registry.replace_group (register, 50 swaps)",
+    ]
+    return [(name, _median_ms(steps[name])) for name in order]
+
+
+def lint_stages(folder: Path, reps: int) -> list[tuple[str, float]]:
+    """Wall time of each lint rule and of the text report over the loaded catalogue (ms)."""
+    from engine.manifest.lint import RULES, LintContext
+
+    registry, result = load_manifests([folder], registry=ToolRegistry())
+    settings = LintSettings()
+    ctx = LintContext(result, registry, settings)
+    steps: dict[str, list[int]] = {}
+    for _ in range(reps):
+        gc.collect()
+        gc.disable()
+        try:
+            found: list[Diagnostic] = []
+            for rule in RULES:
+                start = time.perf_counter_ns()
+                found.extend(rule.check(ctx))
+                steps.setdefault(f"{rule.code} {rule.name}", []).append(
+                    time.perf_counter_ns() - start
+                )
+            start = time.perf_counter_ns()
+            get_reporter("text").render(found, files_checked=len(result.files))
+            steps.setdefault("text report", []).append(time.perf_counter_ns() - start)
+        finally:
+            gc.enable()
+    return [(name, _median_ms(samples)) for name, samples in steps.items()]
+
+
+def _guarded(step: Callable[[], list[tuple[str, float]]]) -> list[tuple[str, float]] | None:
+    """Stage timings use engine internals; if they moved, say so instead of failing."""
+    try:
+        return step()
+    except Exception as exc:
+        print(f"\n(stage breakdown unavailable: {exc!r})")
+        return None
+
+
+def print_stages(title: str, stages: list[tuple[str, float]], whole: float) -> None:
+    print(f"\n{title} (wall time, GC off, median; share of the variant's median round):")
+    for name, ms in stages:
+        print(f"  {ms:8.1f} ms {ms / whole:6.1%}  {name}")
+
+
 @dataclass(frozen=True)
 class Hotspot:
     where: str
@@ -361,12 +531,17 @@ def _short_path(file: str) -> str:
 
 
 def profile(fn: Callable[[], object], calls: int) -> tuple[float, list[Hotspot]]:
-    """cProfile ``calls`` runs of ``fn``: total seconds and per-function stats."""
+    """cProfile ``calls`` runs of ``fn`` (GC off, as in the timed rounds)."""
     profiler = cProfile.Profile()
-    profiler.enable()
-    for _ in range(calls):
-        fn()
-    profiler.disable()
+    gc.collect()
+    gc.disable()
+    try:
+        profiler.enable()
+        for _ in range(calls):
+            fn()
+        profiler.disable()
+    finally:
+        gc.enable()
     stats: Any = pstats.Stats(profiler)
     total = stats.total_tt
     spots = [
@@ -383,14 +558,21 @@ def profile(fn: Callable[[], object], calls: int) -> tuple[float, list[Hotspot]]
 
 def print_profile(label: str, fn: Callable[[], object], calls: int, top: int) -> None:
     total, spots = profile(fn, calls)
-    print(f"\nprofile of {label}: {calls} runs, {total / calls * 1000:.0f} ms/run under cProfile")
-    print("  top by own time (share of the profiled total):")
+    print(
+        f"\ncProfile of {label}: {calls} runs, {total / calls * 1000:.0f} ms/run under the "
+        "profiler (it inflates many small Python calls; trust the stage times for shares)"
+    )
+    print("  top functions by own time:")
     for s in sorted(spots, key=lambda s: s.own, reverse=True)[:top]:
-        print(f"    {s.own:6.1%} own {s.cumulative:6.1%} cum {s.calls // calls:>8} calls  {s.where}")
-    engine_spots = [s for s in spots if s.where.startswith(("engine", "handlers"))]
+        print(
+            f"    {s.own:6.1%} own {s.cumulative:6.1%} cum {s.calls // calls:>8} calls  {s.where}"
+        )
+    ours = [s for s in spots if s.where.startswith(("engine", "handlers"))]
     print("  engine functions by cumulative time:")
-    for s in sorted(engine_spots, key=lambda s: s.cumulative, reverse=True)[:top]:
-        print(f"    {s.cumulative:6.1%} cum {s.own:6.1%} own {s.calls // calls:>8} calls  {s.where}")
+    for s in sorted(ours, key=lambda s: s.cumulative, reverse=True)[:top]:
+        print(
+            f"    {s.cumulative:6.1%} cum {s.own:6.1%} own {s.calls // calls:>8} calls  {s.where}"
+        )
 
 
 # ------------------------------------------------------------------- report
@@ -427,15 +609,22 @@ def cli_wall_time(folder: Path) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="few rounds: a smoke run (< 5 s)")
+    parser.add_argument("--quick", action="store_true", help="one round: a smoke run (< 5 s)")
     parser.add_argument("--check", action="store_true", help="exit 1 if a target is missed")
-    parser.add_argument("--rounds", type=int, help="rounds (default 15, --quick 3)")
+    parser.add_argument("--rounds", type=int, help="rounds (default 15, --quick 1)")
+    parser.add_argument(
+        "--gc-rounds",
+        type=int,
+        help="rounds of the information-only pass with the garbage collector on "
+        "(default 5, --quick 0 = skipped)",
+    )
     parser.add_argument(
         "--profile", action="store_true", help="profile (b) and (c) even if they pass"
     )
     parser.add_argument("--no-profile", action="store_true", help="never profile")
     opts = parser.parse_args(argv)
-    rounds = opts.rounds or (3 if opts.quick else 15)
+    rounds = opts.rounds or (1 if opts.quick else 15)
+    gc_rounds = opts.gc_rounds if opts.gc_rounds is not None else (0 if opts.quick else 5)
 
     with tempfile.TemporaryDirectory(prefix="tooldeck-load-") as tmp:
         folder = Path(tmp) / "manifests"
@@ -466,16 +655,15 @@ def main(argv: list[str] | None = None) -> int:
             NAMES["c"]: lint_variant(folder),
             NAMES["d"]: jsonschema_variant(docs),
         }
-        results = interleaved_samples(variants, rounds, 1, warmup=1 if opts.quick else 2)
+        # the sanity check already ran (b), (c) and (d)'s code once; --quick warms up only (a)
+        warm_up({NAMES["a"]: variants[NAMES["a"]]}, 1)
+        results = interleaved_samples(variants, rounds, 1, warmup=0 if opts.quick else 1)
         base = results[NAMES["a"]].median
         print()
         for key in "abcd":
             print(_line(NAMES[key], results[NAMES[key]], base))
         per_tool = {k: results[NAMES[k]].median / (FILES * TOOLS_PER_FILE) for k in "abc"}
-        print(
-            "  per tool: "
-            + ", ".join(f"({k}) {per_tool[k]:.1f} µs" for k in "abc")
-        )
+        print("  per tool: " + ", ".join(f"({k}) {per_tool[k]:.1f} µs" for k in "abc"))
 
         print()
         failed = []
@@ -491,11 +679,42 @@ def main(argv: list[str] | None = None) -> int:
                 f"vs {_fmt(base).strip()})"
             )
 
+        if gc_rounds > 0:
+            with_gc = interleaved_samples(variants, gc_rounds, 1, warmup=0, keep_gc=True)
+            gc_base = with_gc[NAMES["a"]].median
+            print(
+                f"\ninformation only: garbage collector ON during the calls, as in a real "
+                f"process ({gc_rounds} rounds; the targets above are measured with it off):"
+            )
+            for key in "abcd":
+                print(_line(NAMES[key], with_gc[NAMES[key]], gc_base))
+
         print(f"\none-off `tooldeck lint <dir>` subprocess: {cli_wall_time(folder)}")
 
-        to_profile = [] if opts.no_profile else ("bc" if opts.profile else failed)
+        if opts.profile:
+            to_profile = ["b", "c"]
+        elif opts.no_profile or (opts.quick and failed):
+            to_profile = []
+            if failed:
+                print("(missed targets are profiled in a full run; --profile forces it)")
+        else:
+            to_profile = failed
+        reps = 1 if opts.quick else 2
+        if "b" in to_profile or "c" in to_profile:
+            stages = _guarded(lambda: load_stages(folder, paths, reps))
+            if stages is not None:
+                whole = results[NAMES["b"]].median / 1000
+                print_stages(f"where (b) full load goes: {whole:.1f} ms per round", stages, whole)
+                summed = sum(ms for name, ms in stages if not name.startswith(" "))
+                print(f"  {summed:8.1f} ms {summed / whole:6.1%}  sum of the steps")
+        if "c" in to_profile:
+            stages = _guarded(lambda: lint_stages(folder, reps))
+            if stages is not None:
+                whole = results[NAMES["c"]].median / 1000
+                print_stages(f"where (c) lint goes on top of loading: {whole:.1f} ms per round",
+                             stages, whole)  # fmt: skip
         for key in to_profile:
-            print_profile(NAMES[key], variants[NAMES[key]], 1 if opts.quick else 3, 15)
+            print_profile(NAMES[key], variants[NAMES[key]], reps, 15)
     return 1 if opts.check and failed else 0
 
 

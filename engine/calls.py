@@ -211,7 +211,7 @@ def call_prepared(
     """
     args: Any = None
     if type(arguments) is str:
-        try:
+        try:  # noqa: SIM105 - contextlib.suppress costs a context manager on the hot path
             args = json.loads(arguments)
         except json.JSONDecodeError:
             pass
