@@ -89,3 +89,20 @@ def test_lint_settings_example_is_valid_toml(tmp_path):
     (block,) = _blocks("toml")
     settings = tomllib.loads(block)["tool"]["tooldeck"]["lint"]
     assert settings["severity"] == {"TD402": "off"}
+
+
+def test_execution_policies_example_runs():
+    example = _blocks("python")[1]
+    assert "RetrySpec" in example
+    done = subprocess.run(
+        [sys.executable, "-c", example],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "not approved: absolute paths are off limits" in done.stdout
+    assert "[True, False]" in done.stdout
+    assert done.stdout.strip().endswith("page text")
