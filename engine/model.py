@@ -89,7 +89,6 @@ TYPE_ALIASES: Mapping[str, str] = {
     "map": "object",
     "mapping": "object",
     "none": "null",
-    "nonetype": "null",
 }
 """Type names people write in the wild, mapped to JSON Schema types.
 

@@ -46,7 +46,7 @@ from engine.policies import AfterHook, ApprovalCallback, BeforeHook, WorkerPool
 from engine.prompts import PreparedPrompt, PromptMessage, prepare_prompt
 from engine.secrets import Secrets
 
-__all__ = ["DuplicatePolicy", "RegistryChange", "ToolRegistry"]
+__all__ = ["DuplicatePolicy", "GroupContent", "RegistryChange", "ToolRegistry"]
 
 log = logging.getLogger("engine.registry")
 
@@ -94,6 +94,16 @@ class RegistryChange:
 
     def __bool__(self) -> bool:
         return any(getattr(self, f.name) for f in fields(self))
+
+
+@dataclass(frozen=True)
+class GroupContent:
+    """Everything one group (one manifest file) declares, for ``replace_groups``."""
+
+    tools: tuple[ToolSpec, ...] = ()
+    prompts: tuple[PromptSpec, ...] = ()
+    servers: tuple[McpServerSpec, ...] = ()
+    web_search: WebSearchSpec | None = None
 
 
 @dataclass
@@ -174,6 +184,9 @@ class ToolRegistry:
         self._fast = not self._policy.active
         """No registry-wide policy: plain tools may take the fast path."""
         self._checked: dict[int, tuple[ToolSpec, PreparedTool]] = {}
+        self._subscribers: list[Callable[[str | None, RegistryChange], Any]] = []
+        self.reload_status: Any = None
+        """Set by :mod:`engine.reload` while manifests are watched: the last reload's outcome."""
         self.secrets = Secrets()
         """Values never shown in error results (the manifest loader adds env values)."""
 
@@ -321,10 +334,14 @@ class ToolRegistry:
             snap = self._snapshot
             if spec.name in snap.tools and not self._may_add(spec.name, policy, "tool"):
                 return snap.tools[spec.name].spec
+            existed = spec.name in snap.tools
             tools = dict(snap.tools)
             tools[spec.name] = prepared
             self._publish(tools)
         self._note_name(spec.name)
+        name = (spec.name,)
+        change = RegistryChange(changed=name) if existed else RegistryChange(added=name)
+        self._notify([(group, change)])
         return spec
 
     def add_prompt(
@@ -386,9 +403,10 @@ class ToolRegistry:
             if name not in snap.tools:
                 return False
             tools = dict(snap.tools)
-            del tools[name]
+            group = tools.pop(name).group
             self._publish(tools)
-            return True
+        self._notify([(group, RegistryChange(removed=(name,)))])
+        return True
 
     def remove_prompt(self, name: str) -> bool:
         with self._lock:
@@ -414,44 +432,102 @@ class ToolRegistry:
         by another group (or by code) raises :class:`DuplicateToolError`
         naming both, leaving the registry as it was.
         """
-        new_tools: dict[str, PreparedTool] = {
-            spec.name: self._prepared(spec, group) for spec in _unique(tools, "tool")
-        }
-        new_prompts: dict[str, PreparedPrompt] = {
-            spec.name: prepare_prompt(spec, group=group) for spec in _unique(prompts, "prompt")
-        }
-        new_servers = {s.name: _Grouped(s, group) for s in _unique(servers, "MCP server")}
+        content = GroupContent(tuple(tools), tuple(prompts), tuple(servers), web_search)
+        return self.replace_groups({group: content})[group]
+
+    def replace_groups(self, updates: Mapping[str, GroupContent]) -> dict[str, RegistryChange]:
+        """Replace several groups in one swap: readers see all of the change or none.
+
+        A hot reload of several edited files uses this, so no call ever sees
+        one file's new tools next to another file's old ones.
+        """
+        staged = {group: self._stage(group, content) for group, content in updates.items()}
         with self._lock:
             snap = self._snapshot
-            for kind, current, incoming in (
-                ("tool", snap.tools, new_tools),
-                ("prompt", snap.prompts, new_prompts),
-                ("MCP server", snap.servers, new_servers),
-            ):
-                for name in incoming:
-                    other = current.get(name)
-                    if other is not None and other.group != group:
-                        raise _taken(kind, name, group, other.group)
-            old_search = snap.web_search
-            if web_search is not None and old_search is not None and old_search.group != group:
-                raise _taken("web search", "web_search", group, old_search.group)
-            all_tools = {n: t for n, t in snap.tools.items() if t.group != group}
-            all_tools.update(new_tools)
-            all_prompts = {n: p for n, p in snap.prompts.items() if p.group != group}
-            all_prompts.update(new_prompts)
-            all_servers = {n: e for n, e in snap.servers.items() if e.group != group}
-            all_servers.update(new_servers)
-            if web_search is not None:
-                search: _Grouped | None = _Grouped(web_search, group)
-            elif old_search is not None and old_search.group == group:
-                search = None
-            else:
-                search = old_search
-            change = _diff(snap, all_tools, all_prompts, all_servers, search, group)
-            self._publish(all_tools, all_prompts, all_servers, search)
-        for name in change.added + change.changed:
-            self._note_name(name)
-        return change
+            claimed: dict[tuple[str, str], str] = {}
+            for group, (tools, prompts, servers, search) in staged.items():
+                for kind, current, incoming in (
+                    ("tool", snap.tools, tools),
+                    ("prompt", snap.prompts, prompts),
+                    ("MCP server", snap.servers, servers),
+                ):
+                    for name in incoming:
+                        other = current.get(name)
+                        if other is not None and other.group != group and other.group not in staged:
+                            raise _taken(kind, name, group, other.group)
+                        if (kind, name) in claimed:
+                            raise _taken(kind, name, group, claimed[kind, name])
+                        claimed[kind, name] = group
+                old = snap.web_search
+                if search is not None and old is not None and old.group not in (group, *staged):
+                    raise _taken("web search", "web_search", group, old.group)
+            tools_now = {n: t for n, t in snap.tools.items() if t.group not in staged}
+            prompts_now = {n: p for n, p in snap.prompts.items() if p.group not in staged}
+            servers_now = {n: e for n, e in snap.servers.items() if e.group not in staged}
+            search_now = snap.web_search
+            if search_now is not None and search_now.group in staged:
+                search_now = None
+            for tools, prompts, servers, search in staged.values():
+                tools_now.update(tools)
+                prompts_now.update(prompts)
+                servers_now.update(servers)
+                if search is not None:
+                    search_now = search
+            changes = {
+                group: _diff(snap, tools_now, prompts_now, servers_now, search_now, group)
+                for group in staged
+            }
+            self._publish(tools_now, prompts_now, servers_now, search_now)
+        for change in changes.values():
+            for name in change.added + change.changed:
+                self._note_name(name)
+        self._notify(changes.items())
+        return changes
+
+    def _stage(
+        self, group: str, content: GroupContent
+    ) -> tuple[
+        dict[str, PreparedTool], dict[str, PreparedPrompt], dict[str, _Grouped], _Grouped | None
+    ]:
+        tools = {spec.name: self._prepared(spec, group) for spec in _unique(content.tools, "tool")}
+        prompts = {
+            spec.name: prepare_prompt(spec, group=group)
+            for spec in _unique(content.prompts, "prompt")
+        }
+        servers = {s.name: _Grouped(s, group) for s in _unique(content.servers, "MCP server")}
+        search = None if content.web_search is None else _Grouped(content.web_search, group)
+        return tools, prompts, servers, search
+
+    # ------------------------------------------------------------ subscriptions
+    def subscribe(
+        self, callback: Callable[[str | None, RegistryChange], Any]
+    ) -> Callable[[], None]:
+        """Call ``callback(group, change)`` after every change; returns an unsubscribe function.
+
+        ``group`` is None for code registrations, ``manifest:<file>`` for
+        manifests. The MCP server uses this to tell clients the tool list
+        changed. A failing callback is logged and never breaks the change.
+        """
+        with self._lock:
+            self._subscribers.append(callback)
+
+        def unsubscribe() -> None:
+            with self._lock:
+                if callback in self._subscribers:
+                    self._subscribers.remove(callback)
+
+        return unsubscribe
+
+    def _notify(self, changes: Iterable[tuple[str | None, RegistryChange]]) -> None:
+        subscribers = list(self._subscribers)
+        for group, change in changes:
+            if not change:
+                continue
+            for callback in subscribers:
+                try:
+                    callback(group, change)
+                except Exception as exc:
+                    log.warning("registry subscriber %r failed: %s", callback, exc)
 
     def validate_spec(self, spec: ToolSpec, *, group: str | None = None) -> None:
         """Prepare ``spec`` now, raising RegistrationError; a later add reuses the work.

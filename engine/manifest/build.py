@@ -78,6 +78,7 @@ class Bundle:
     prompts: list[PromptSpec] = field(default_factory=list)
     prompt_paths: dict[str, Path_] = field(default_factory=dict)
     servers: list[McpServerSpec] = field(default_factory=list)
+    server_paths: dict[str, Path_] = field(default_factory=dict)
     web_search: WebSearchSpec | None = None
     diagnostics: list[Diagnostic] = field(default_factory=list)
 
@@ -198,6 +199,20 @@ class _Builder:
                 ok = False
         return tuple(params) if ok else None
 
+    def duplicate(self, kind: str, name: str, path: Path_, seen: Mapping[str, Path_]) -> bool:
+        """Report a name declared twice in this file (at the second place); True if so."""
+        first = seen.get(name)
+        if first is None:
+            return False
+        there = self.locate((*first, "name"))
+        self.report(
+            (*path, "name"),
+            "TD220",
+            f"{kind} {name!r} is declared twice in this file (first at line {there.line})",
+            tool=name,
+        )
+        return True
+
     def registration_error(
         self, exc: RegistrationError, path: Path_, entries: list[Any] | None, name: str
     ) -> None:
@@ -207,10 +222,14 @@ class _Builder:
         elif exc.code == "TD109":
             where = (*path, "result", "select")
         elif exc.param and entries is not None:
-            for index, entry in enumerate(entries):
-                if isinstance(entry, Mapping) and entry.get("name") == exc.param:
-                    where = (*path, "params", index, _ERROR_FIELD.get(exc.code, "name"))
-                    break
+            matches = [
+                index
+                for index, entry in enumerate(entries)
+                if isinstance(entry, Mapping) and entry.get("name") == exc.param
+            ]
+            if matches:  # a duplicate (TD103) is reported where it is repeated
+                index = matches[-1] if exc.code == "TD103" else matches[0]
+                where = (*path, "params", index, _ERROR_FIELD.get(exc.code, "name"))
         self.report(where, exc.code, exc.message, tool=name)
 
     def tool(self, entry: Mapping[str, Any], path: Path_, defaults: Mapping[str, Any]) -> None:
@@ -225,14 +244,24 @@ class _Builder:
             params = self.params(declared, (*path, "params"), name)
         if params is None:
             return
+        if self.duplicate("tool", name, path, self.bundle.tool_paths):
+            return
         options = {**defaults, **{k: entry[k] for k in _OPTION_KEYS if k in entry}}
+
+        def option_path(key: str) -> Path_:
+            return (*path, key) if key in entry else ("defaults", key)
+
         try:
-            if "timeout" in options:
-                options["timeout"] = parse_duration(options["timeout"])
+            for key in ("timeout", "retry"):
+                if key in options:
+                    try:
+                        value = options[key]
+                        options[key] = parse_duration(value) if key == "timeout" else _retry(value)
+                    except ResolveError as exc:
+                        self.report(option_path(key), exc.code, exc.message, tool=name)
+                        return
             if "result" in options:
                 options["result"] = ResultSpec(**options["result"])
-            if "retry" in options:
-                options["retry"] = _retry(options["retry"])
             if "tags" in options:
                 options["tags"] = tuple(options["tags"])
             description = entry.get("description")
@@ -246,9 +275,6 @@ class _Builder:
                 **options,
             )
             self.validate(spec)
-        except ResolveError as exc:
-            self.report((*path, "timeout"), exc.code, exc.message, tool=name)
-            return
         except RegistrationError as exc:
             self.registration_error(exc, path, declared, name)
             return
@@ -259,6 +285,8 @@ class _Builder:
         from engine.prompts import prepare_prompt
 
         name = entry["name"]
+        if self.duplicate("prompt", name, path, self.bundle.prompt_paths):
+            return
         handler = None
         if "handler" in entry:
             handler = self.handler(entry["handler"], path)
@@ -294,6 +322,8 @@ class _Builder:
         self.bundle.prompt_paths[name] = path
 
     def server(self, entry: Mapping[str, Any], path: Path_) -> None:
+        if self.duplicate("MCP server", entry["name"], path, self.bundle.server_paths):
+            return
         options = dict(entry)
         try:
             if "cache_ttl" in options:
@@ -310,6 +340,7 @@ class _Builder:
             self.report(path, exc.code, exc.message, tool=entry.get("name"))
             return
         self.bundle.servers.append(spec)
+        self.bundle.server_paths[spec.name] = path
 
 
 def _retry(entry: Mapping[str, Any]) -> RetrySpec:

@@ -22,13 +22,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from engine.diagnostics import Diagnostic, Severity, SourceLocation
-from engine.errors import ManifestError
+from engine.errors import DuplicateToolError, ManifestError
 from engine.manifest.build import Bundle, build_bundle
 from engine.manifest.interpolate import interpolate
 from engine.manifest.metaschema import check_document
 from engine.manifest.resolve import DEFAULT_ALLOWED
 from engine.manifest.yamlsource import YamlDocument, read_yaml
-from engine.registry import ToolRegistry
+from engine.registry import GroupContent, ToolRegistry
 from engine.secrets import Secrets
 
 if TYPE_CHECKING:
@@ -189,10 +189,13 @@ def load_manifests(
 
 
 def _cross_file_duplicates(result: LoadResult) -> None:
-    for kind, attr, paths_attr in (
+    """A name declared in two files is an error at both places; the first file keeps it."""
+    kinds = (
         ("tool", "tools", "tool_paths"),
         ("prompt", "prompts", "prompt_paths"),
-    ):
+        ("MCP server", "servers", "server_paths"),
+    )
+    for kind, attr, paths_attr in kinds:
         seen: dict[str, tuple[Bundle, Any]] = {}
         for bundle in result.bundles.values():
             keep = []
@@ -200,33 +203,48 @@ def _cross_file_duplicates(result: LoadResult) -> None:
                 path = getattr(bundle, paths_attr)[spec.name]
                 if spec.name in seen:
                     first_bundle, first_path = seen[spec.name]
-                    first_doc = result.documents[first_bundle.file]
-                    doc = result.documents[bundle.file]
-                    here, there = (
-                        doc.locate((*path, "name")),
-                        first_doc.locate((*first_path, "name")),
+                    _clash(
+                        result,
+                        kind,
+                        spec.name,
+                        (bundle, (*path, "name")),
+                        (first_bundle, (*first_path, "name")),
                     )
-                    result.diagnostics.append(
-                        Diagnostic(
-                            code="TD220",
-                            message=f"{kind} {spec.name!r} is also declared at {there}",
-                            location=here,
-                            tool_name=spec.name,
-                        )
-                    )
-                    result.diagnostics.append(
-                        Diagnostic(
-                            code="TD220",
-                            message=f"{kind} {spec.name!r} is also declared at {here}",
-                            location=there,
-                            tool_name=spec.name,
-                        )
-                    )
-                    bundle.diagnostics.append(result.diagnostics[-2])
                     continue
                 seen[spec.name] = (bundle, path)
                 keep.append(spec)
             setattr(bundle, attr, keep)
+    searching = [b for b in result.bundles.values() if b.web_search is not None]
+    for bundle in searching[1:]:
+        _clash(
+            result,
+            "web search",
+            "web_search",
+            (bundle, ("web_search",)),
+            (searching[0], ("web_search",)),
+        )
+        bundle.web_search = None
+
+
+def _clash(
+    result: LoadResult,
+    kind: str,
+    name: str,
+    here: tuple[Bundle, tuple[str | int, ...]],
+    there: tuple[Bundle, tuple[str | int, ...]],
+) -> None:
+    """Report one duplicate at both of its places."""
+    here_at = result.documents[here[0].file].locate(here[1])
+    there_at = result.documents[there[0].file].locate(there[1])
+    for at, other in ((here_at, there_at), (there_at, here_at)):
+        diagnostic = Diagnostic(
+            code="TD220",
+            message=f"{kind} {name!r} is also declared at {other}",
+            location=at,
+            tool_name=name,
+        )
+        result.diagnostics.append(diagnostic)
+    here[0].diagnostics.append(result.diagnostics[-2])
 
 
 def _register(registry: ToolRegistry, result: LoadResult, config: Config) -> None:
@@ -235,19 +253,49 @@ def _register(registry: ToolRegistry, result: LoadResult, config: Config) -> Non
         if file in failed:
             continue
         group = GROUP_PREFIX + file
-        if not bundle.active:
-            registry.replace_group(group)
+        content = (
+            GroupContent()
+            if not bundle.active
+            else GroupContent(
+                tuple(bundle.tools), tuple(bundle.prompts), tuple(bundle.servers), bundle.web_search
+            )
+        )
+        try:
+            registry.replace_groups({group: content})
+        except DuplicateToolError as exc:
+            result.diagnostics.append(_conflict(result, bundle, exc))
             continue
-        registry.replace_group(
-            group, bundle.tools, bundle.prompts, bundle.servers, bundle.web_search
-        )
-        result.registered.append(file)
+        if bundle.active:
+            result.registered.append(file)
     if config.web_search is not None or config.mcp_servers:
-        registry.replace_group(
-            "config:" + (config.source or "mapping"),
-            servers=config.mcp_servers,
-            web_search=config.web_search,
-        )
+        group = "config:" + (config.source or "mapping")
+        try:
+            registry.replace_group(group, servers=config.mcp_servers, web_search=config.web_search)
+        except DuplicateToolError as exc:
+            result.diagnostics.append(
+                Diagnostic(
+                    code="TD220",
+                    message=exc.message,
+                    location=SourceLocation(file=config.source) if config.source else None,
+                )
+            )
+
+
+def _conflict(result: LoadResult, bundle: Bundle, exc: DuplicateToolError) -> Diagnostic:
+    """A name this file declares is taken by code or by configuration: locate it here."""
+    doc = result.documents[bundle.file]
+    name = exc.tool_name or ""
+    path: tuple[str | int, ...] = ()
+    for paths in (bundle.tool_paths, bundle.prompt_paths, bundle.server_paths):
+        if name in paths:
+            path = (*paths[name], "name")
+            break
+    if name == "web_search":
+        path = ("web_search",)
+    message = exc.message.replace(f" from {GROUP_PREFIX}{bundle.file}", "")
+    return Diagnostic(
+        code="TD220", message=f"{message}; rename it", location=doc.locate(path), tool_name=name
+    )
 
 
 def _redacted(diagnostic: Diagnostic, secrets: Secrets) -> Diagnostic:

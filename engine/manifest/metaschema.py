@@ -110,7 +110,15 @@ def _diagnostics(doc: YamlDocument, error: jsonschema.ValidationError) -> list[D
     if keyword == "const":
         return [at("TD213", f"must be {_short(value)}, got {_short(instance)}")]
     if keyword == "enum":
-        return [at("TD213", f"{_short(instance)} is not one of {', '.join(map(_short, value))}")]
+        message = f"{_short(instance)} is not one of {', '.join(map(_short, value))}"
+        words = [v for v in value if isinstance(v, str)]
+        if isinstance(instance, str):
+            close = difflib.get_close_matches(instance, words, n=1, cutoff=0.6)
+            if close:
+                message = (
+                    f"{_short(instance)} is not allowed; did you mean {close[0]!r}? ({message})"
+                )
+        return [at("TD213", message)]
     if keyword == "pattern":
         message = f"{_short(instance)} does not have the expected form"
         examples = schema.get("examples")
@@ -120,8 +128,10 @@ def _diagnostics(doc: YamlDocument, error: jsonschema.ValidationError) -> list[D
 
 
 def _all_required(branches: Any) -> bool:
+    """Branches that only say "one of these keys" (annotations aside)."""
     return isinstance(branches, list) and all(
-        isinstance(b, dict) and set(b) == {"required"} for b in branches
+        isinstance(b, dict) and "required" in b and set(b) <= {"required", "description", "title"}
+        for b in branches
     )
 
 

@@ -76,7 +76,8 @@ def resolve_handler(reference: str, allowed: Iterable[str]) -> Callable[..., Any
         walked = f"{walked}:{part}" if ":" not in walked else f"{walked}.{part}"
     if not callable(target):
         raise ResolveError(
-            "TD313", f"handler {reference!r} is a {type(target).__name__}, not a callable"
+            "TD313",
+            f"handler {reference!r} is not callable (it is a {type(target).__name__} value)",
         )
     return target  # type: ignore[no-any-return]
 
