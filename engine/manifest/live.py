@@ -1,0 +1,399 @@
+"""Manifests that change while the program runs: per-file last good, atomic swaps, events.
+
+:class:`LiveManifests` keeps, for each manifest file, the last version that
+loaded without errors. When files change it re-reads only those files,
+builds their new entries beside the old ones and swaps all accepted files in
+one :meth:`ToolRegistry.replace_groups` call, so no call sees half of an
+edit and calls in flight finish on the version they started with.
+
+- A file with errors keeps its previous good version; the errors are
+  reported and the other files' good edits still apply.
+- A name that would clash with another file (or with code) keeps the
+  previous version of the file that introduced it, reported at both places.
+- A deleted file removes its entries; that is a change, not an error.
+
+It knows nothing of file watching: :mod:`engine.reload` feeds it changed
+paths from watchfiles, tests and other watchers can call :meth:`apply`.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from engine.diagnostics import Diagnostic, Severity
+from engine.errors import DuplicateToolError
+from engine.manifest.build import Bundle
+from engine.manifest.loader import GROUP_PREFIX, SUFFIXES, discover, load_file
+from engine.manifest.resolve import DEFAULT_ALLOWED
+from engine.manifest.yamlsource import YamlDocument
+from engine.registry import GroupContent, RegistryChange, ToolRegistry
+
+if TYPE_CHECKING:
+    from engine.config import Config
+
+__all__ = ["LiveManifests", "ReloadEvent", "ReloadStatus"]
+
+
+@dataclass(frozen=True)
+class ReloadEvent:
+    """What one reload did: per-file changes, and the problems that kept old versions."""
+
+    changes: Mapping[str, RegistryChange] = field(default_factory=dict)
+    """File -> what changed in the registry because of it."""
+    diagnostics: tuple[Diagnostic, ...] = ()
+    """Errors (and warnings) found in the files looked at."""
+    kept: tuple[str, ...] = ()
+    """Files whose previous good version stays in force because of errors or conflicts."""
+    files: tuple[str, ...] = ()
+    """Every file this reload looked at."""
+    duration: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        return not any(d.severity is Severity.ERROR for d in self.diagnostics)
+
+    def lines(self) -> list[str]:
+        """``+ added``, ``~ changed``, ``- removed`` per tool/prompt, then the diagnostics."""
+        out: list[str] = []
+        for file, change in self.changes.items():
+            for prefix, names in (
+                ("+", change.added),
+                ("~", change.changed),
+                ("-", change.removed),
+            ):
+                out.extend(f"{prefix} {name}  ({file})" for name in names)
+            for prefix, names in (
+                ("+", change.prompts_added),
+                ("~", change.prompts_changed),
+                ("-", change.prompts_removed),
+            ):
+                out.extend(f"{prefix} prompt {name}  ({file})" for name in names)
+            for prefix, names in (
+                ("+", change.servers_added),
+                ("~", change.servers_changed),
+                ("-", change.servers_removed),
+            ):
+                out.extend(f"{prefix} mcp server {name}  ({file})" for name in names)
+        out.extend(d.format() for d in self.diagnostics)
+        out.extend(f"kept the last good version of {file}" for file in self.kept)
+        return out
+
+
+@dataclass(frozen=True)
+class ReloadStatus:
+    """``registry.reload_status``: the outcome of the last reload, for dashboards and CLIs."""
+
+    ok: bool
+    last: ReloadEvent
+    reloads: int
+    at: float
+    """``time.time()`` of the last reload."""
+    errors: Mapping[str, tuple[Diagnostic, ...]] = field(default_factory=dict)
+    """Files currently held at an older version, with the errors that keep them there."""
+
+
+class LiveManifests:
+    """The manifests under ``paths``, kept in sync with ``registry`` file by file."""
+
+    def __init__(
+        self,
+        registry: ToolRegistry,
+        paths: Iterable[str | Path],
+        *,
+        config: Config | Mapping[str, Any] | str | Path | None = None,
+        allowed_handlers: Iterable[str] = (),
+        app_class: type | None = None,
+        environ: Mapping[str, str] | None = None,
+        reload_handlers: bool = False,
+    ) -> None:
+        from engine.config import Config, load_config
+
+        self.registry = registry
+        self.paths = tuple(Path(p) for p in paths)
+        self.config = config if isinstance(config, Config) else load_config(config)
+        self.allowed = tuple(dict.fromkeys((*DEFAULT_ALLOWED, *allowed_handlers)))
+        self.app_class = app_class
+        self.environ = environ
+        self.reload_handlers = reload_handlers
+        self._good: dict[str, Bundle] = {}
+        self._errors: dict[str, tuple[Diagnostic, ...]] = {}
+        self._modules: dict[str, set[str]] = {}
+        self._subscribers: list[Callable[[ReloadEvent], Any]] = []
+        self._lock = threading.Lock()
+        self._reloads = 0
+
+    # ----------------------------------------------------------------- queries
+    def files(self) -> list[Path]:
+        """The manifest files currently under the watched paths."""
+        return discover(self.paths)[0]
+
+    def handler_files(self) -> dict[str, str]:
+        """Source file -> module name, for the handler modules the manifests use."""
+        out = {}
+        for module_name in self._modules:
+            module = sys.modules.get(module_name)
+            source = getattr(module, "__file__", None)
+            if source:
+                out[str(Path(source).resolve())] = module_name
+        return out
+
+    def is_manifest(self, path: str | Path) -> bool:
+        """Whether ``path`` is (or would be) one of the watched manifest files."""
+        candidate = Path(path)
+        if candidate.suffix not in SUFFIXES:
+            return False
+        resolved = candidate.resolve()
+        for root in self.paths:
+            root_resolved = root.resolve()
+            if resolved == root_resolved:
+                return True
+            if resolved.is_relative_to(root_resolved) and root.is_dir():
+                relative = resolved.relative_to(root_resolved)
+                return not any(part.startswith(".") for part in relative.parts)
+        return False
+
+    def subscribe(self, callback: Callable[[ReloadEvent], Any]) -> Callable[[], None]:
+        """Call ``callback(event)`` after every reload; returns an unsubscribe function."""
+        self._subscribers.append(callback)
+        return lambda: self._subscribers.remove(callback)
+
+    # ----------------------------------------------------------------- reloads
+    def load(self) -> ReloadEvent:
+        """Load every file (the first time, or to resynchronise)."""
+        return self.apply([*self.files(), *(Path(f) for f in self._good)])
+
+    def apply(self, changed: Iterable[str | Path]) -> ReloadEvent:
+        """Re-read the changed files and swap their new versions in, all at once."""
+        started = time.perf_counter()
+        with self._lock:
+            event = self._apply(changed, started)
+            self._reloads += 1
+            self.registry.reload_status = ReloadStatus(
+                ok=not self._errors,
+                last=event,
+                reloads=self._reloads,
+                at=time.time(),
+                errors=dict(self._errors),
+            )
+        for callback in list(self._subscribers):
+            callback(event)
+        return event
+
+    def _apply(self, changed: Iterable[str | Path], started: float) -> ReloadEvent:
+        manifests, modules = self._classify(changed)
+        for module_name in sorted(modules):
+            manifests.update(self._reload_module(module_name))
+        diagnostics: list[Diagnostic] = []
+        kept: list[str] = []
+        updates: dict[str, tuple[Bundle | None, YamlDocument | None]] = {}
+        for file in sorted(manifests):
+            if not Path(file).exists():
+                if file in self._good or file in self._errors:
+                    updates[file] = (None, None)
+                continue
+            doc, bundle = load_file(
+                file,
+                registry=self.registry,
+                config=self.config,
+                allowed=self.allowed,
+                app_class=self.app_class,
+                environ=self.environ,
+            )
+            problems = [*doc.diagnostics, *(bundle.diagnostics if bundle else [])]
+            diagnostics.extend(problems)
+            if bundle is None or any(d.severity is Severity.ERROR for d in problems):
+                self._errors[file] = tuple(p for p in problems if p.severity is Severity.ERROR)
+                if file in self._good:
+                    kept.append(file)
+                continue
+            updates[file] = (bundle, doc)
+        self._check_names(updates, diagnostics, kept)
+        changes = self._swap(updates, diagnostics, kept)
+        redact = self.registry.secrets.redact if self.registry.secrets else None
+        if redact is not None:
+            from dataclasses import replace
+
+            diagnostics = [replace(d, message=redact(d.message)) for d in diagnostics]
+        return ReloadEvent(
+            changes={f: c for f, c in changes.items() if c},
+            diagnostics=tuple(diagnostics),
+            kept=tuple(dict.fromkeys(kept)),
+            files=tuple(sorted(manifests)),
+            duration=time.perf_counter() - started,
+        )
+
+    def _classify(self, changed: Iterable[str | Path]) -> tuple[set[str], set[str]]:
+        manifests: set[str] = set()
+        modules: set[str] = set()
+        handler_files = self.handler_files() if self.reload_handlers else {}
+        known = {str(Path(f).resolve()): f for f in (*self._good, *self._errors)}
+        for raw in changed:
+            path = Path(raw)
+            resolved = str(path.resolve())
+            if resolved in handler_files:
+                modules.add(handler_files[resolved])
+            elif resolved in known:
+                manifests.add(known[resolved])
+            elif self.is_manifest(path):
+                manifests.add(str(path))
+        return manifests, modules
+
+    def _reload_module(self, module_name: str) -> set[str]:
+        """Re-import an edited handler module; the files using it are rebuilt."""
+        module = sys.modules.get(module_name)
+        if module is not None:
+            try:
+                importlib.reload(module)
+            except Exception:  # a broken edit: the rebuild reports the import error, located
+                sys.modules.pop(module_name, None)
+        return set(self._modules.get(module_name, ()))
+
+    def _check_names(
+        self,
+        updates: dict[str, tuple[Bundle | None, YamlDocument | None]],
+        diagnostics: list[Diagnostic],
+        kept: list[str],
+    ) -> None:
+        """Keep the previous version of a file whose new names clash with another file."""
+        owners: dict[tuple[str, str], tuple[str, Any]] = {}
+        for file, good in self._good.items():
+            if file not in updates:
+                for key, path in _names(good):
+                    owners[key] = (file, path)
+        for file in sorted(updates):
+            bundle, doc = updates[file]
+            if bundle is None or doc is None:
+                continue
+            clashes = [(key, path) for key, path in _names(bundle) if key in owners]
+            if not clashes:
+                for key, path in _names(bundle):
+                    owners[key] = (file, path)
+                continue
+            for (kind, name), path in clashes:
+                other_file, other_path = owners[kind, name]
+                other_doc = self._doc_for(other_file, updates)
+                here = doc.locate(path)
+                there = other_doc.locate(other_path) if other_doc else None
+                diagnostics.append(
+                    Diagnostic(
+                        code="TD220",
+                        tool_name=name,
+                        location=here,
+                        message=f"{kind} {name!r} is also declared at {there or other_file}",
+                    )
+                )
+                if there is not None:
+                    diagnostics.append(
+                        Diagnostic(
+                            code="TD220",
+                            tool_name=name,
+                            location=there,
+                            message=f"{kind} {name!r} is also declared at {here}",
+                        )
+                    )
+            del updates[file]
+            self._errors[file] = tuple(
+                d for d in diagnostics if d.location and d.location.file == file
+            )
+            if file in self._good:
+                kept.append(file)
+
+    def _doc_for(
+        self, file: str, updates: Mapping[str, tuple[Bundle | None, YamlDocument | None]]
+    ) -> YamlDocument | None:
+        if file in updates and updates[file][1] is not None:
+            return updates[file][1]
+        from engine.manifest.yamlsource import read_yaml
+
+        doc = read_yaml(file)
+        return doc if doc.root is not None else None
+
+    def _swap(
+        self,
+        updates: dict[str, tuple[Bundle | None, YamlDocument | None]],
+        diagnostics: list[Diagnostic],
+        kept: list[str],
+    ) -> dict[str, RegistryChange]:
+        """One atomic swap; a file clashing with code is dropped (kept at its old version)."""
+        while updates:
+            contents = {GROUP_PREFIX + f: _content(b) for f, (b, _) in updates.items()}
+            try:
+                changes = self.registry.replace_groups(contents)
+            except DuplicateToolError as exc:
+                culprit = self._culprit(updates, exc, diagnostics)
+                del updates[culprit]
+                if culprit in self._good:
+                    kept.append(culprit)
+                continue
+            for file, (bundle, _) in updates.items():
+                self._errors.pop(file, None)
+                if bundle is None:
+                    self._good.pop(file, None)
+                else:
+                    self._good[file] = bundle
+            self._index_modules()
+            return {group.removeprefix(GROUP_PREFIX): c for group, c in changes.items()}
+        return {}
+
+    def _culprit(
+        self,
+        updates: Mapping[str, tuple[Bundle | None, YamlDocument | None]],
+        exc: DuplicateToolError,
+        diagnostics: list[Diagnostic],
+    ) -> str:
+        name = exc.tool_name or ""
+        for file, (bundle, doc) in updates.items():
+            if bundle is None or doc is None:
+                continue
+            for (_, declared), path in _names(bundle):
+                if declared == name:
+                    message = exc.message.replace(f" from {GROUP_PREFIX}{file}", "")
+                    diagnostic = Diagnostic(
+                        code="TD220",
+                        message=f"{message}; rename it",
+                        location=doc.locate(path),
+                        tool_name=name,
+                    )
+                    diagnostics.append(diagnostic)
+                    self._errors[file] = (diagnostic,)
+                    return file
+        return next(iter(updates))
+
+    def _index_modules(self) -> None:
+        modules: dict[str, set[str]] = {}
+        for file, bundle in self._good.items():
+            for spec in (*bundle.tools, *bundle.prompts):
+                handler = getattr(spec, "handler", None)
+                module = getattr(handler, "__module__", None)
+                if module:
+                    modules.setdefault(module, set()).add(file)
+        self._modules = modules
+
+
+def _names(bundle: Bundle) -> list[tuple[tuple[str, str], tuple[str | int, ...]]]:
+    out: list[tuple[tuple[str, str], tuple[str | int, ...]]] = []
+    for kind, paths in (
+        ("tool", bundle.tool_paths),
+        ("prompt", bundle.prompt_paths),
+        ("MCP server", bundle.server_paths),
+    ):
+        for name, path in paths.items():
+            out.append(((kind, name), (*path, "name")))
+    if bundle.web_search is not None:
+        out.append((("web search", "web_search"), ("web_search",)))
+    return out
+
+
+def _content(bundle: Bundle | None) -> GroupContent:
+    if bundle is None or not bundle.active:
+        return GroupContent()
+    return GroupContent(
+        tuple(bundle.tools), tuple(bundle.prompts), tuple(bundle.servers), bundle.web_search
+    )

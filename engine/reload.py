@@ -1,0 +1,165 @@
+"""Hot reload: watch manifest files (and, opt-in, handler modules) and apply edits live.
+
+This is the leaf that imports watchfiles; the reload logic itself (per-file
+last good, atomic swaps, events) is :class:`engine.manifest.live.LiveManifests`.
+
+Latency: watchfiles waits ``step_ms`` of quiet after a change before it
+reports the batch (``debounce_ms`` at most), so an editor's burst of writes
+(write to a temp file, rename over, several saves) arrives as one reload. The
+defaults (15 ms / 400 ms) keep a save live in a few tens of milliseconds.
+
+Re-importing handler modules (``reload_handlers=True``) has the usual limits
+of :func:`importlib.reload`: only the edited module is re-executed (not the
+modules it imports), objects other code still holds keep the old behaviour,
+module-level state starts over, and classes defined there become new,
+distinct classes. It is a development aid; restart for anything structural.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from engine.manifest.live import LiveManifests, ReloadEvent
+from engine.registry import ToolRegistry
+
+if TYPE_CHECKING:
+    from engine.config import Config
+
+__all__ = ["Watcher", "watch"]
+
+DEBOUNCE_MS = 400
+STEP_MS = 15
+_READY_TICK_MS = 200
+
+
+def _roots(live: LiveManifests) -> list[Path]:
+    roots: list[Path] = []
+    for path in live.paths:
+        root = path if path.is_dir() else path.parent
+        roots.append(root.resolve())
+    if live.reload_handlers:
+        roots.extend(Path(f).parent for f in live.handler_files())
+    unique: list[Path] = []
+    for root in sorted(set(roots), key=lambda p: len(p.parts)):
+        if not any(root.is_relative_to(u) for u in unique):
+            unique.append(root)
+    return unique
+
+
+async def watch(
+    registry: ToolRegistry,
+    paths: Iterable[str | Path],
+    *,
+    config: Config | Mapping[str, Any] | str | Path | None = None,
+    allowed_handlers: Iterable[str] = (),
+    app_class: type | None = None,
+    reload_handlers: bool = False,
+    on_reload: Callable[[ReloadEvent], Any] | None = None,
+    stop_event: asyncio.Event | None = None,
+    ready: Callable[[], Any] | None = None,
+    debounce_ms: int = DEBOUNCE_MS,
+    step_ms: int = STEP_MS,
+) -> None:
+    """Load ``paths`` into ``registry`` and keep it in sync until ``stop_event`` is set.
+
+    ``on_reload`` gets every :class:`ReloadEvent`, the initial load included;
+    ``ready`` is called once the file watcher is armed (edits from then on
+    are seen).
+    """
+    import watchfiles
+
+    live = LiveManifests(
+        registry,
+        paths,
+        config=config,
+        allowed_handlers=allowed_handlers,
+        app_class=app_class,
+        reload_handlers=reload_handlers,
+    )
+    if on_reload is not None:
+        live.subscribe(on_reload)
+    live.load()
+    roots = _roots(live)
+    handler_files = live.handler_files
+
+    def relevant(_: watchfiles.Change, path: str) -> bool:
+        return live.is_manifest(path) or (reload_handlers and path in handler_files())
+
+    armed = False
+    async for changes in watchfiles.awatch(
+        *roots,
+        watch_filter=relevant,
+        debounce=debounce_ms,
+        step=step_ms,
+        stop_event=stop_event,
+        rust_timeout=_READY_TICK_MS,
+        yield_on_timeout=True,
+        recursive=True,
+    ):
+        if not armed:
+            armed = True
+            if ready is not None:
+                ready()
+        if changes:
+            live.apply(path for _, path in changes)
+
+
+class Watcher:
+    """The thread-backed form of :func:`watch`, for synchronous applications.
+
+    ``start()`` returns once the watcher is armed and the first load is done;
+    ``stop()`` ends it. Also a context manager.
+    """
+
+    def __init__(self, registry: ToolRegistry, paths: Iterable[str | Path], **options: Any) -> None:
+        self.registry = registry
+        self.paths = list(paths)
+        self.options = options
+        self._thread: threading.Thread | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._stop: asyncio.Event | None = None
+        self._ready = threading.Event()
+        self._error: BaseException | None = None
+
+    def start(self, timeout: float = 30.0) -> Watcher:
+        self._thread = threading.Thread(target=self._run, name="tooldeck-reload", daemon=True)
+        self._thread.start()
+        if not self._ready.wait(timeout):
+            raise TimeoutError("the manifest watcher did not start in time")
+        if self._error is not None:
+            raise self._error
+        return self
+
+    def _run(self) -> None:
+        async def main() -> None:
+            self._loop = asyncio.get_running_loop()
+            self._stop = asyncio.Event()
+            await watch(
+                self.registry,
+                self.paths,
+                stop_event=self._stop,
+                ready=self._ready.set,
+                **self.options,
+            )
+
+        try:
+            asyncio.run(main())
+        except BaseException as exc:  # reported to start(); a running watcher just ends
+            self._error = exc
+            self._ready.set()
+
+    def stop(self, timeout: float = 10.0) -> None:
+        if self._loop is not None and self._stop is not None:
+            self._loop.call_soon_threadsafe(self._stop.set)
+        if self._thread is not None:
+            self._thread.join(timeout)
+
+    def __enter__(self) -> Watcher:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
