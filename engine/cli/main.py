@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -102,6 +103,13 @@ def build_parser() -> argparse.ArgumentParser:
         ),
     )
     export.add_argument("--strict", action="store_true", help="provider strict mode (OpenAI)")
+
+    dev = sub.add_parser("dev", parents=[common], help="watch manifests and print each change")
+    dev.add_argument(
+        "--reload-handlers",
+        action="store_true",
+        help="also re-import edited handler modules (see README for the limits)",
+    )
 
     sub.add_parser("schema", help="print the manifest meta-schema (JSON Schema 2020-12)")
     return parser
@@ -332,6 +340,63 @@ def cmd_export(args: argparse.Namespace) -> int:
     return EXIT_PROBLEM if failed else EXIT_OK
 
 
+def cmd_dev(args: argparse.Namespace) -> int:
+    """The edit loop: every save prints what changed, or the errors that kept the last good."""
+    import asyncio
+
+    from engine.config import load_config
+    from engine.manifest.live import ReloadEvent
+    from engine.reload import watch
+
+    paths = list(args.manifests or [])
+    if not paths:
+        if not DEFAULT_MANIFESTS.is_dir():
+            raise UsageError(
+                f"no manifests given and no ./{DEFAULT_MANIFESTS} folder in {Path.cwd()}; "
+                "pass -m PATH"
+            )
+        paths = [DEFAULT_MANIFESTS]
+    config = load_config(args.config)
+    registry = ToolRegistry(project_dir=args.project_dir or Path.cwd(), config=config.data)
+    first = True
+
+    def show(event: ReloadEvent) -> None:
+        nonlocal first
+        stamp = time.strftime("%H:%M:%S")
+        if first:
+            first = False
+            print(f"[{stamp}] loaded {len(registry)} tools from {len(event.files)} files")
+            for line in event.lines():
+                if not line.startswith("+ "):
+                    print(f"  {line}")
+        else:
+            lines = event.lines() or ["no change"]
+            took = f" in {event.duration * 1000:.0f} ms" if event.ok else ""
+            print(f"[{stamp}] {', '.join(Path(f).name for f in event.files)}{took}")
+            for line in lines:
+                print(f"  {line}")
+        sys.stdout.flush()
+
+    def armed() -> None:
+        print(f"watching {', '.join(map(str, paths))} (Ctrl-C to stop)", flush=True)
+
+    try:
+        asyncio.run(
+            watch(
+                registry,
+                paths,
+                config=config,
+                allowed_handlers=args.allow_handlers,
+                reload_handlers=args.reload_handlers,
+                on_reload=show,
+                ready=armed,
+            )
+        )
+    except KeyboardInterrupt:
+        print("stopped", file=sys.stderr)
+    return EXIT_OK
+
+
 def cmd_schema(args: argparse.Namespace) -> int:
     from engine.manifest.metaschema import manifest_schema
 
@@ -344,5 +409,6 @@ COMMANDS = {
     "list": cmd_list,
     "call": cmd_call,
     "export": cmd_export,
+    "dev": cmd_dev,
     "schema": cmd_schema,
 }
