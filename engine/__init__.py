@@ -25,6 +25,7 @@ from engine.errors import (
     ToolCallError,
     ToolDeckError,
 )
+from engine.manifest.live import LiveManifests, ReloadEvent, ReloadStatus
 from engine.manifest.loader import LoadResult, load_manifests
 from engine.model import (
     MISSING,
@@ -44,7 +45,8 @@ from engine.model import (
 from engine.names import is_provider_safe, safe_name
 from engine.policies import ApprovalRequest, CallEvent, Decision, RetrySpec
 from engine.prompts import PromptMessage
-from engine.registry import RegistryChange, ToolRegistry
+from engine.registry import GroupContent, RegistryChange, ToolRegistry
+from engine.reload import Watcher, watch
 from engine.schema import tool_input_schema
 
 __all__ = [
@@ -56,6 +58,8 @@ __all__ = [
     "Diagnostic",
     "DuplicateToolError",
     "ErrorKind",
+    "GroupContent",
+    "LiveManifests",
     "LoadResult",
     "ManifestError",
     "McpServerSpec",
@@ -65,6 +69,8 @@ __all__ = [
     "PromptSpec",
     "RegistrationError",
     "RegistryChange",
+    "ReloadEvent",
+    "ReloadStatus",
     "ResultSpec",
     "RetrySpec",
     "Severity",
@@ -77,12 +83,14 @@ __all__ = [
     "ToolRegistry",
     "ToolResult",
     "ToolSpec",
+    "Watcher",
     "WebSearchSpec",
     "is_provider_safe",
     "load_config",
     "load_manifests",
     "safe_name",
     "tool_input_schema",
+    "watch",
 ]
 
 __version__ = "0.1.0"
