@@ -7,6 +7,9 @@ module runs the rest through the same steps (``validate_call``,
     validate -> before hooks -> approval (side effects) -> bind
       -> attempt (timeout) -> retry? -> finish -> after hooks, span, log
 
+The steps are written once, as a generator of effects; a sync and an async
+driver carry the effects out.
+
 A sync handler past its timeout cannot be killed: the caller gets a
 ``timeout`` result on time and the thread finishes in the background, inside
 the bounded :class:`~engine.policies.WorkerPool` so abandoned threads never
@@ -21,8 +24,9 @@ import inspect
 import logging
 import re
 import time
-from collections.abc import Awaitable, Mapping
+from collections.abc import Awaitable, Generator, Mapping
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from engine.binding import CallEnv, PreparedTool
@@ -225,40 +229,15 @@ def _finish(prepared: PreparedTool, value: Any, env: CallEnv, call_id: str) -> T
     return finish(prepared, value, call_id)
 
 
-def _settle(value: Any) -> Any:
-    """A hook's or approver's answer from sync code; awaitables are run to completion."""
-    if inspect.isawaitable(value):
-        awaitable: Awaitable[Any] = value
-        return run_coroutine(lambda: awaitable)
-    return value
+# ------------------------------------------------------- the steps, written once
+# The policy logic is a generator that yields effects ("run this callback",
+# "make an attempt", "sleep") and receives their outcomes; a sync and an async
+# driver perform the effects. Each step exists once, whichever way it is called.
+
+Effect = tuple[str, Any]
 
 
-def _after_failed(hook: Any, exc: BaseException) -> None:
-    log.warning("after-call hook %r failed: %s: %s", hook, type(exc).__name__, exc)
-
-
-# ----------------------------------------------------------------- sync path
-def run_guarded(
-    prepared: PreparedTool,
-    arguments: Any,
-    env: CallEnv,
-    policy: Policy,
-    *,
-    call_id: str,
-    extra: Mapping[str, Any] | None,
-    lenient: bool,
-) -> ToolResult:
-    started = time.perf_counter()
-    span = _start_span(prepared, call_id, arguments, policy)
-    if span is None:
-        return _sync_steps(prepared, arguments, env, policy, call_id, extra, lenient)
-    with span as current:
-        result = _sync_steps(prepared, arguments, env, policy, call_id, extra, lenient)
-        _end_span(current, result, started, policy)
-    return result
-
-
-def _sync_steps(  # noqa: PLR0917
+def _steps(  # noqa: PLR0917
     prepared: PreparedTool,
     arguments: Any,
     env: CallEnv,
@@ -266,36 +245,37 @@ def _sync_steps(  # noqa: PLR0917
     call_id: str,
     extra: Mapping[str, Any] | None,
     lenient: bool,
-) -> ToolResult:
+) -> Generator[Effect, Any, ToolResult]:
+    """validate -> body -> after hooks; the result every caller gets."""
     args = validate_call(prepared, arguments, call_id, lenient)
     event = CallEvent(
         prepared.spec, {} if isinstance(args, ToolResult) else dict(args), call_id, extra or {}
     )
-    result = (
-        args
-        if isinstance(args, ToolResult)
-        else _sync_body(prepared, args, event, env, policy, extra)
-    )
+    if isinstance(args, ToolResult):
+        result = args
+    else:
+        result = yield from _body(prepared, args, event, env, policy, extra)
     for hook in policy.after:
         try:
-            _settle(hook(event, result))
+            yield ("settle", partial(hook, event, result))
         except Exception as exc:  # an audit hook must never break the call
-            _after_failed(hook, exc)
+            log.warning("after-call hook %r failed: %s: %s", hook, type(exc).__name__, exc)
     return result
 
 
-def _sync_body(  # noqa: PLR0917
+def _body(  # noqa: PLR0917
     prepared: PreparedTool,
     args: dict[str, Any],
     event: CallEvent,
     env: CallEnv,
     policy: Policy,
     extra: Mapping[str, Any] | None,
-) -> ToolResult:
+) -> Generator[Effect, Any, ToolResult]:
+    """before hooks -> approval -> bind -> attempts with retries -> finish."""
     call_id = event.call_id
     for hook in policy.before:
         try:
-            outcome = _settle(hook(event))
+            outcome = yield ("settle", partial(hook, event))
         except Exception as exc:
             return _denied(prepared, call_id, f"refused by a before-call check: {exc}")
         if isinstance(outcome, ToolResult):
@@ -303,8 +283,9 @@ def _sync_body(  # noqa: PLR0917
     if prepared.spec.side_effects and not policy.allow_side_effects:
         if policy.approve is None:
             return _no_approver(prepared, call_id)
+        request = ApprovalRequest(prepared.spec, dict(args), call_id)
         try:
-            answer = _settle(policy.approve(ApprovalRequest(prepared.spec, dict(args), call_id)))
+            answer = yield ("settle", partial(policy.approve, request))
         except Exception as exc:
             return _denied(prepared, call_id, f"approval failed: {type(exc).__name__}: {exc}")
         decision = _decision(answer)
@@ -319,23 +300,83 @@ def _sync_body(  # noqa: PLR0917
     while True:
         attempt += 1
         try:
-            value = _attempt_sync(prepared, kwargs, timeout, policy.pool)
+            value = yield ("attempt", (kwargs, timeout))
         except _TimedOut:
             if retry and attempt < retry.attempts and "TimeoutError" in retry.on:
-                time.sleep(retry.delay(attempt))
+                yield ("sleep", retry.delay(attempt))
                 continue
             result = _timeout_result(prepared, call_id, timeout or 0)
         except PoolSaturated as exc:
             result = failed(prepared, exc, call_id)
         except (Exception, SystemExit) as exc:
             if retry and attempt < retry.attempts and retry.matches(exc):
-                time.sleep(retry.delay(attempt))
+                yield ("sleep", retry.delay(attempt))
                 continue
             result = failed(prepared, exc, call_id)
         else:
             result = _finish(prepared, value, env, call_id)
         result.attempts = attempt
         return result
+
+
+# ----------------------------------------------------------------- sync driver
+def run_guarded(
+    prepared: PreparedTool,
+    arguments: Any,
+    env: CallEnv,
+    policy: Policy,
+    *,
+    call_id: str,
+    extra: Mapping[str, Any] | None,
+    lenient: bool,
+) -> ToolResult:
+    started = time.perf_counter()
+    steps = _steps(prepared, arguments, env, policy, call_id, extra, lenient)
+    span = _start_span(prepared, call_id, arguments, policy)
+    if span is None:
+        return _drive(steps, prepared, policy)
+    with span as current:
+        result = _drive(steps, prepared, policy)
+        _end_span(current, result, started, policy)
+    return result
+
+
+def _drive(
+    steps: Generator[Effect, Any, ToolResult], prepared: PreparedTool, policy: Policy
+) -> ToolResult:
+    try:
+        effect = next(steps)
+    except StopIteration as stop:  # nothing to perform: invalid arguments, say
+        return stop.value  # type: ignore[no-any-return]
+    while True:
+        try:
+            kind, payload = effect
+            if kind == "settle":
+                outcome = _settle_sync(payload())
+            elif kind == "attempt":
+                kwargs, timeout = payload
+                outcome = _attempt_sync(prepared, kwargs, timeout, policy.pool)
+            else:
+                time.sleep(payload)
+                outcome = None
+        except (Exception, SystemExit) as exc:
+            try:
+                effect = steps.throw(exc)
+            except StopIteration as stop:
+                return stop.value  # type: ignore[no-any-return]
+            continue
+        try:
+            effect = steps.send(outcome)
+        except StopIteration as stop:
+            return stop.value  # type: ignore[no-any-return]
+
+
+def _settle_sync(outcome: Any) -> Any:
+    """A hook's or approver's answer from sync code; awaitables are run to completion."""
+    if inspect.isawaitable(outcome):
+        awaitable: Awaitable[Any] = outcome
+        return run_coroutine(lambda: awaitable)
+    return outcome
 
 
 def _attempt_sync(
@@ -368,7 +409,7 @@ async def _with_timeout(awaitable: Awaitable[Any], timeout: float | None) -> Any
         raise
 
 
-# ---------------------------------------------------------------- async path
+# ---------------------------------------------------------------- async driver
 async def arun_guarded(
     prepared: PreparedTool,
     arguments: Any,
@@ -380,98 +421,46 @@ async def arun_guarded(
     lenient: bool,
 ) -> ToolResult:
     started = time.perf_counter()
+    steps = _steps(prepared, arguments, env, policy, call_id, extra, lenient)
     span = _start_span(prepared, call_id, arguments, policy)
     if span is None:
-        return await _async_steps(prepared, arguments, env, policy, call_id, extra, lenient)
+        return await _adrive(steps, prepared, policy)
     with span as current:
-        result = await _async_steps(prepared, arguments, env, policy, call_id, extra, lenient)
+        result = await _adrive(steps, prepared, policy)
         _end_span(current, result, started, policy)
     return result
 
 
-async def _maybe_await(value: Any) -> Any:
-    return await value if inspect.isawaitable(value) else value
-
-
-async def _async_steps(  # noqa: PLR0917
-    prepared: PreparedTool,
-    arguments: Any,
-    env: CallEnv,
-    policy: Policy,
-    call_id: str,
-    extra: Mapping[str, Any] | None,
-    lenient: bool,
+async def _adrive(
+    steps: Generator[Effect, Any, ToolResult], prepared: PreparedTool, policy: Policy
 ) -> ToolResult:
-    args = validate_call(prepared, arguments, call_id, lenient)
-    event = CallEvent(
-        prepared.spec, {} if isinstance(args, ToolResult) else dict(args), call_id, extra or {}
-    )
-    if isinstance(args, ToolResult):
-        result = args
-    else:
-        result = await _async_body(prepared, args, event, env, policy, extra)
-    for hook in policy.after:
-        try:
-            await _maybe_await(hook(event, result))
-        except Exception as exc:
-            _after_failed(hook, exc)
-    return result
-
-
-async def _async_body(  # noqa: PLR0917
-    prepared: PreparedTool,
-    args: dict[str, Any],
-    event: CallEvent,
-    env: CallEnv,
-    policy: Policy,
-    extra: Mapping[str, Any] | None,
-) -> ToolResult:
-    call_id = event.call_id
-    for hook in policy.before:
-        try:
-            outcome = await _maybe_await(hook(event))
-        except Exception as exc:
-            return _denied(prepared, call_id, f"refused by a before-call check: {exc}")
-        if isinstance(outcome, ToolResult):
-            return outcome
-    if prepared.spec.side_effects and not policy.allow_side_effects:
-        if policy.approve is None:
-            return _no_approver(prepared, call_id)
-        try:
-            answer = await _maybe_await(
-                policy.approve(ApprovalRequest(prepared.spec, dict(args), call_id))
-            )
-        except Exception as exc:
-            return _denied(prepared, call_id, f"approval failed: {type(exc).__name__}: {exc}")
-        decision = _decision(answer)
-        if not decision.approved:
-            return _denied_by(prepared, call_id, decision)
-    kwargs = bind_call(prepared, args, env, call_id, extra)
-    if isinstance(kwargs, ToolResult):
-        return kwargs
-    timeout = _timeout_of(prepared, policy)
-    retry = prepared.spec.retry if _retry_allowed(prepared) else None
-    attempt = 0
+    try:
+        effect = next(steps)
+    except StopIteration as stop:  # nothing to perform: invalid arguments, say
+        return stop.value  # type: ignore[no-any-return]
     while True:
-        attempt += 1
         try:
-            value = await _attempt_async(prepared, kwargs, timeout, policy.pool)
-        except _TimedOut:
-            if retry and attempt < retry.attempts and "TimeoutError" in retry.on:
-                await asyncio.sleep(retry.delay(attempt))
-                continue
-            result = _timeout_result(prepared, call_id, timeout or 0)
-        except PoolSaturated as exc:
-            result = failed(prepared, exc, call_id)
+            kind, payload = effect
+            if kind == "settle":
+                outcome = payload()
+                if inspect.isawaitable(outcome):
+                    outcome = await outcome
+            elif kind == "attempt":
+                kwargs, timeout = payload
+                outcome = await _attempt_async(prepared, kwargs, timeout, policy.pool)
+            else:
+                await asyncio.sleep(payload)
+                outcome = None
         except (Exception, SystemExit) as exc:
-            if retry and attempt < retry.attempts and retry.matches(exc):
-                await asyncio.sleep(retry.delay(attempt))
-                continue
-            result = failed(prepared, exc, call_id)
-        else:
-            result = _finish(prepared, value, env, call_id)
-        result.attempts = attempt
-        return result
+            try:
+                effect = steps.throw(exc)
+            except StopIteration as stop:
+                return stop.value  # type: ignore[no-any-return]
+            continue
+        try:
+            effect = steps.send(outcome)
+        except StopIteration as stop:
+            return stop.value  # type: ignore[no-any-return]
 
 
 async def _attempt_async(
