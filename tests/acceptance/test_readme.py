@@ -51,7 +51,7 @@ def test_main_job_steps_run_after_install():
 
 
 def test_programmatic_api_example_runs():
-    (example,) = _blocks("python")[:1]
+    (example,) = [b for b in _blocks("python") if "def add_order" in b]
     done = subprocess.run(
         [sys.executable, "-c", example],
         cwd=ROOT,
@@ -92,8 +92,7 @@ def test_lint_settings_example_is_valid_toml(tmp_path):
 
 
 def test_execution_policies_example_runs():
-    example = _blocks("python")[1]
-    assert "RetrySpec" in example
+    (example,) = [b for b in _blocks("python") if "RetrySpec" in b]
     done = subprocess.run(
         [sys.executable, "-c", example],
         cwd=ROOT,
@@ -106,3 +105,17 @@ def test_execution_policies_example_runs():
     assert "not approved: absolute paths are off limits" in done.stdout
     assert "[True, False]" in done.stdout
     assert done.stdout.strip().endswith("page text")
+
+
+def test_hot_reload_example_runs():
+    (example,) = [b for b in _blocks("python") if "Watcher(" in b]
+    done = subprocess.run(
+        [sys.executable, "-c", example],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "+ read_file" in done.stdout
