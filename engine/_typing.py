@@ -6,9 +6,11 @@ Python values) so both read ``Annotated``/``Optional`` the same way.
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import types
 import typing
+import weakref
 from collections.abc import Callable
 from typing import Any, Union
 
@@ -22,7 +24,24 @@ __all__ = [
 
 
 def signature_of(handler: Callable[..., Any]) -> inspect.Signature | None:
-    """The handler's signature with string annotations evaluated where possible."""
+    """The handler's signature with string annotations evaluated where possible.
+
+    Cached per handler: a catalogue often points many tools at a few handlers.
+    """
+    try:
+        return _SIGNATURES[handler]
+    except (KeyError, TypeError):
+        pass
+    signature = _signature(handler)
+    with contextlib.suppress(TypeError):  # not weak-referenceable or hashable: not cached
+        _SIGNATURES[handler] = signature
+    return signature
+
+
+_SIGNATURES: weakref.WeakKeyDictionary[Any, inspect.Signature | None] = weakref.WeakKeyDictionary()
+
+
+def _signature(handler: Callable[..., Any]) -> inspect.Signature | None:
     try:
         return inspect.signature(handler, eval_str=True)
     except (NameError, TypeError, SyntaxError):

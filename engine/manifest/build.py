@@ -165,13 +165,13 @@ class _Builder:
         severity: Severity = Severity.ERROR,
         tool: str | None = None,
     ) -> None:
+        location = self.doc.locate(path)
+        line = message.strip().splitlines()[0] if message.strip() else message
+        if any(d.code == code and d.location == location for d in self.bundle.diagnostics):
+            return  # a `defaults:` problem is reported once, where it is written
         self.bundle.diagnostics.append(
             Diagnostic(
-                code=code,
-                message=message,
-                severity=severity,
-                location=self.doc.locate(path),
-                tool_name=tool,
+                code=code, message=line, severity=severity, location=location, tool_name=tool
             )
         )
 
@@ -217,10 +217,16 @@ class _Builder:
         self, exc: RegistrationError, path: Path_, entries: list[Any] | None, name: str
     ) -> None:
         where: Path_ = path
-        if exc.code in ("TD110", "TD111"):
+        declared = exc.param is not None and any(
+            isinstance(e, Mapping) and e.get("name") == exc.param for e in entries or ()
+        )
+        if exc.code == "TD111" or (exc.code == "TD110" and not declared):
             where = (*path, "handler")
         elif exc.code == "TD109":
             where = (*path, "result", "select")
+        elif exc.code == "TD105" and exc.param and entries is not None:
+            nested = _find_nested(entries, exc.param)
+            where = (*path, "params", *nested) if nested else path
         elif exc.param and entries is not None:
             matches = [
                 index
@@ -247,19 +253,24 @@ class _Builder:
         if self.duplicate("tool", name, path, self.bundle.tool_paths):
             return
         options = {**defaults, **{k: entry[k] for k in _OPTION_KEYS if k in entry}}
+        if isinstance(defaults.get("result"), Mapping) and isinstance(entry.get("result"), Mapping):
+            options["result"] = {**defaults["result"], **entry["result"]}  # merged, not replaced
 
         def option_path(key: str) -> Path_:
             return (*path, key) if key in entry else ("defaults", key)
 
         try:
-            for key in ("timeout", "retry"):
-                if key in options:
-                    try:
-                        value = options[key]
-                        options[key] = parse_duration(value) if key == "timeout" else _retry(value)
-                    except ResolveError as exc:
-                        self.report(option_path(key), exc.code, exc.message, tool=name)
-                        return
+            if "timeout" in options:
+                try:
+                    options["timeout"] = parse_duration(options["timeout"])
+                except ResolveError as exc:
+                    self.report(option_path("timeout"), exc.code, exc.message, tool=name)
+                    return
+            if "retry" in options:
+                retry = _retry(options["retry"], option_path("retry"), self, name)
+                if retry is None:
+                    return
+                options["retry"] = retry
             if "result" in options:
                 options["result"] = ResultSpec(**options["result"])
             if "tags" in options:
@@ -343,14 +354,43 @@ class _Builder:
         self.bundle.server_paths[spec.name] = path
 
 
-def _retry(entry: Mapping[str, Any]) -> RetrySpec:
+def _find_nested(entries: Any, name: str) -> tuple[str | int, ...] | None:
+    """The path (below ``params``) of a nested field ``name`` declaring ``inject`` (TD105)."""
+    if not isinstance(entries, list):
+        return None
+    for index, entry in enumerate(entries):
+        if not isinstance(entry, Mapping):
+            continue
+        found = _find_nested(entry.get("properties"), name)
+        if found is not None:
+            return (index, "properties", *found)
+        items = entry.get("items")
+        if isinstance(items, Mapping):
+            found = _find_nested(items.get("properties"), name)
+            if found is not None:
+                return (index, "items", "properties", *found)
+        if entry.get("name") == name and "inject" in entry:
+            return (index, "inject")
+    return None
+
+
+def _retry(entry: Mapping[str, Any], path: Path_, builder: _Builder, tool: str) -> RetrySpec | None:
+    """A YAML retry block -> RetrySpec; problems are reported at the offending key."""
     values = dict(entry)
     for key in ("backoff", "max_backoff"):
         if key in values:
-            values[key] = parse_duration(values[key])
+            try:
+                values[key] = parse_duration(values[key], allow_zero=True)
+            except ResolveError as exc:
+                builder.report((*path, key), exc.code, exc.message, tool=tool)
+                return None
     if "on" in values:
         values["on"] = tuple(values["on"])
-    return RetrySpec(**values)
+    try:
+        return RetrySpec(**values)
+    except RegistrationError as exc:
+        builder.report(path, exc.code, exc.message, tool=tool)
+        return None
 
 
 def _param(entry: Mapping[str, Any]) -> ParamDescriptor:

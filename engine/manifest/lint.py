@@ -253,20 +253,20 @@ def _token_budget(ctx: LintContext) -> Iterator[Diagnostic]:
     Bad:  one bundle with 60 tools and long descriptions
     Good: bundles per task, each enabled where it is needed (``enabled_when``)
     """
-    from engine.export import definition_tokens, export_tools
+    from engine.export import definition_tokens
+    from engine.schema import tool_input_schema
 
     budget = ctx.settings.token_budget
     for bundle in ctx.result.bundles.values():
-        names = {spec.name for spec in bundle.tools}
-        if not names:
-            continue
-        definitions = [
-            d
-            for d in export_tools(ctx.registry, "openai-chat", include_hosted=False)
-            if ctx.registry.get_tool(d["function"]["name"]) is not None
-            and ctx.registry.get_tool(d["function"]["name"]).name in names  # type: ignore[union-attr]
-        ]
-        total = sum(definition_tokens(d) for d in definitions)
+        total = 0
+        for spec in bundle.tools:
+            schema = spec.input_schema or tool_input_schema(spec.params, tool_name=spec.name)
+            definition = {
+                "name": safe_name(spec.name),
+                "description": spec.description,
+                "input_schema": schema,
+            }
+            total += definition_tokens(definition)
         if total > budget:
             yield ctx.at(
                 bundle,

@@ -19,6 +19,7 @@ paths from watchfiles, tests and other watchers can call :meth:`apply`.
 from __future__ import annotations
 
 import importlib
+import logging
 import sys
 import threading
 import time
@@ -32,13 +33,15 @@ from engine.errors import DuplicateToolError
 from engine.manifest.build import Bundle
 from engine.manifest.loader import GROUP_PREFIX, SUFFIXES, discover, load_file
 from engine.manifest.resolve import DEFAULT_ALLOWED
-from engine.manifest.yamlsource import YamlDocument
+from engine.manifest.yamlsource import YamlDocument, read_yaml
 from engine.registry import GroupContent, RegistryChange, ToolRegistry
 
 if TYPE_CHECKING:
     from engine.config import Config
 
 __all__ = ["LiveManifests", "ReloadEvent", "ReloadStatus"]
+
+log = logging.getLogger("engine.reload")
 
 
 @dataclass(frozen=True)
@@ -183,15 +186,30 @@ class LiveManifests:
                 errors=dict(self._errors),
             )
         for callback in list(self._subscribers):
-            callback(event)
+            try:
+                callback(event)
+            except Exception as exc:  # one broken listener must not stop the others
+                log.warning(
+                    "reload subscriber %r failed: %s: %s", callback, type(exc).__name__, exc
+                )
         return event
 
     def _apply(self, changed: Iterable[str | Path], started: float) -> ReloadEvent:
         manifests, modules = self._classify(changed)
-        for module_name in sorted(modules):
-            manifests.update(self._reload_module(module_name))
         diagnostics: list[Diagnostic] = []
         kept: list[str] = []
+        for module_name in sorted(modules):
+            users = self._modules.get(module_name, set())
+            problem = self._reload_module(module_name)
+            if problem is None:
+                manifests.update(users)
+                continue
+            for file in sorted(users):  # a broken handler edit keeps these files as they were
+                located = self._module_error(file, module_name, problem)
+                diagnostics.append(located)
+                self._errors[file] = (located,)
+                kept.append(file)
+                manifests.discard(file)
         updates: dict[str, tuple[Bundle | None, YamlDocument | None]] = {}
         for file in sorted(manifests):
             if not Path(file).exists():
@@ -216,11 +234,9 @@ class LiveManifests:
             updates[file] = (bundle, doc)
         self._check_names(updates, diagnostics, kept)
         changes = self._swap(updates, diagnostics, kept)
-        redact = self.registry.secrets.redact if self.registry.secrets else None
-        if redact is not None:
-            from dataclasses import replace
-
-            diagnostics = [replace(d, message=redact(d.message)) for d in diagnostics]
+        if self.registry.secrets:
+            diagnostics = [self._redacted(d) for d in diagnostics]
+            self._errors = {f: tuple(map(self._redacted, ds)) for f, ds in self._errors.items()}
         return ReloadEvent(
             changes={f: c for f, c in changes.items() if c},
             diagnostics=tuple(diagnostics),
@@ -228,6 +244,11 @@ class LiveManifests:
             files=tuple(sorted(manifests)),
             duration=time.perf_counter() - started,
         )
+
+    def _redacted(self, diagnostic: Diagnostic) -> Diagnostic:
+        from dataclasses import replace
+
+        return replace(diagnostic, message=self.registry.secrets.redact(diagnostic.message))
 
     def _classify(self, changed: Iterable[str | Path]) -> tuple[set[str], set[str]]:
         manifests: set[str] = set()
@@ -245,15 +266,37 @@ class LiveManifests:
                 manifests.add(str(path))
         return manifests, modules
 
-    def _reload_module(self, module_name: str) -> set[str]:
-        """Re-import an edited handler module; the files using it are rebuilt."""
+    def _reload_module(self, module_name: str) -> str | None:
+        """Re-import an edited handler module; the reason it failed, or None.
+
+        The module stays in ``sys.modules`` either way, so its next (fixed)
+        edit is still recognised as a handler module change.
+        """
         module = sys.modules.get(module_name)
-        if module is not None:
-            try:
-                importlib.reload(module)
-            except Exception:  # a broken edit: the rebuild reports the import error, located
-                sys.modules.pop(module_name, None)
-        return set(self._modules.get(module_name, ()))
+        if module is None:
+            return None
+        try:
+            importlib.reload(module)
+        except Exception as exc:
+            return f"{type(exc).__name__}: {exc}"
+        return None
+
+    def _module_error(self, file: str, module_name: str, problem: str) -> Diagnostic:
+        """A located TD311 for a file whose handler module failed to re-import."""
+        bundle = self._good.get(file)
+        path: tuple[str | int, ...] = ()
+        if bundle is not None:
+            for spec in bundle.tools:
+                if getattr(spec.handler, "__module__", None) == module_name:
+                    path = (*bundle.tool_paths[spec.name], "handler")
+                    break
+        doc = read_yaml(file)
+        return Diagnostic(
+            code="TD311",
+            message=f"cannot re-import handler module {module_name!r}: {problem}; "
+            "the tools using it keep their previous version",
+            location=doc.locate(path) if doc.root is not None else None,
+        )
 
     def _check_names(
         self,
@@ -310,8 +353,6 @@ class LiveManifests:
     ) -> YamlDocument | None:
         if file in updates and updates[file][1] is not None:
             return updates[file][1]
-        from engine.manifest.yamlsource import read_yaml
-
         doc = read_yaml(file)
         return doc if doc.root is not None else None
 

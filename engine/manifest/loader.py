@@ -16,6 +16,7 @@ TD220  a tool or prompt name declared in two files (both reported)
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -50,6 +51,10 @@ class LoadResult:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     registered: list[str] = field(default_factory=list)
     """Files whose entries are now in the registry."""
+    dropped: set[str] = field(default_factory=set)
+    """Files that lost an entry to a name declared earlier in another file."""
+    keepers: list[Diagnostic] = field(default_factory=list)
+    """TD220s at the first declaration of a clashing name: reported, but not failing it."""
 
     @property
     def errors(self) -> list[Diagnostic]:
@@ -109,7 +114,16 @@ def load_file(
 ) -> tuple[YamlDocument, Bundle | None]:
     """Parse and build one file (no registration); problems are in the bundle/doc."""
     doc = read_yaml(path)
-    if doc.diagnostics or doc.data is None:
+    if doc.diagnostics:
+        return doc, None
+    if doc.data is None:
+        doc.diagnostics.append(
+            Diagnostic(
+                code="TD205",
+                message="file has no content; a manifest needs at least `version: 1`",
+                location=doc.locate(()),
+            )
+        )
         return doc, None
     if not isinstance(doc.data, dict):
         doc.diagnostics.append(
@@ -120,15 +134,19 @@ def load_file(
             )
         )
         return doc, None
-    schema_problems = check_document(doc)
-    if schema_problems:
-        doc.diagnostics.extend(schema_problems)
-        return doc, None
-    data, problems = interpolate(
-        doc.data, config=config.data, secrets=registry.secrets, environ=environ
-    )
+    # References resolve first, so `timeout: "${env:TIMEOUT:-5s}"` is checked as 5s.
+    data: Any = doc.data
+    problems: list[tuple[tuple[str | int, ...], str, str]] = []
+    if doc.has_references:
+        data, problems = interpolate(
+            doc.data, config=config.data, secrets=registry.secrets, environ=environ
+        )
     for where, code, message in problems:
         doc.diagnostics.append(Diagnostic(code=code, message=message, location=doc.locate(where)))
+    schema_problems = check_document(doc, data)
+    if schema_problems or problems:
+        doc.diagnostics.extend(schema_problems)
+        return doc, None
     group = GROUP_PREFIX + doc.file
     bundle = build_bundle(
         doc,
@@ -156,6 +174,24 @@ def load_manifests(
     ``allowed_handlers`` extends the default handler prefix ``handlers``;
     ``app_class`` decides ``supported_for``; ``register=False`` only checks.
     """
+    paused = gc.isenabled()
+    gc.disable()  # a load builds many long-lived objects; collecting midway only costs time
+    try:
+        return _load(paths, registry, config, allowed_handlers, app_class, register, environ)
+    finally:
+        if paused:
+            gc.enable()
+
+
+def _load(  # noqa: PLR0917 - the arguments of load_manifests, passed through
+    paths: Iterable[str | Path],
+    registry: ToolRegistry | None,
+    config: Config | Mapping[str, Any] | str | Path | None,
+    allowed_handlers: Iterable[str],
+    app_class: type | None,
+    register: bool,
+    environ: Mapping[str, str] | None,
+) -> tuple[ToolRegistry, LoadResult]:
     from engine.config import Config, load_config
 
     cfg = config if isinstance(config, Config) else load_config(config)
@@ -245,40 +281,81 @@ def _clash(
         )
         result.diagnostics.append(diagnostic)
     here[0].diagnostics.append(result.diagnostics[-2])
+    result.dropped.add(here[0].file)
+    result.keepers.append(result.diagnostics[-1])
 
 
 def _register(registry: ToolRegistry, result: LoadResult, config: Config) -> None:
-    failed = {d.location.file for d in result.errors if d.location is not None}
-    for file, bundle in result.bundles.items():
-        if file in failed:
-            continue
-        group = GROUP_PREFIX + file
-        content = (
-            GroupContent()
-            if not bundle.active
-            else GroupContent(
-                tuple(bundle.tools), tuple(bundle.prompts), tuple(bundle.servers), bundle.web_search
-            )
-        )
+    # A duplicate fails the file that repeats the name; the first file keeps it.
+    keepers = {id(d) for d in result.keepers}
+    failed = {
+        d.location.file for d in result.errors if d.location is not None and id(d) not in keepers
+    }
+    staged = {f: b for f, b in result.bundles.items() if f not in failed}
+    while staged:  # one swap for every file; a file clashing with code is dropped and retried
+        contents = {GROUP_PREFIX + f: _content(b) for f, b in staged.items()}
         try:
-            registry.replace_groups({group: content})
+            registry.replace_groups(contents)
         except DuplicateToolError as exc:
-            result.diagnostics.append(_conflict(result, bundle, exc))
+            culprit = _declaring(staged, exc.tool_name)
+            result.diagnostics.append(_conflict(result, staged.pop(culprit), exc))
             continue
-        if bundle.active:
-            result.registered.append(file)
+        result.registered.extend(f for f, b in staged.items() if b.active)
+        break
     if config.web_search is not None or config.mcp_servers:
         group = "config:" + (config.source or "mapping")
-        try:
-            registry.replace_group(group, servers=config.mcp_servers, web_search=config.web_search)
-        except DuplicateToolError as exc:
-            result.diagnostics.append(
-                Diagnostic(
-                    code="TD220",
-                    message=exc.message,
-                    location=SourceLocation(file=config.source) if config.source else None,
+        search = config.web_search
+        for _ in range(2):
+            try:
+                registry.replace_group(group, servers=config.mcp_servers, web_search=search)
+                break
+            except DuplicateToolError as exc:
+                result.diagnostics.append(
+                    Diagnostic(
+                        code="TD220",
+                        message=f"{exc.message}; remove one of them",
+                        location=_config_location(config, exc.tool_name),
+                        tool_name=exc.tool_name,
+                    )
                 )
-            )
+                if exc.tool_name != "web_search":
+                    break
+                search = None  # keep the configured MCP servers without the clashing search
+
+
+def _config_location(config: Config, name: str | None) -> SourceLocation | None:
+    """The line of the config key that declared ``name`` (seed properties or YAML)."""
+    if not config.source:
+        return None
+    key = "WebSearchTool" if name == "web_search" else None
+    try:
+        lines = Path(config.source).read_text("utf-8", errors="replace").splitlines()
+    except OSError:
+        return SourceLocation(file=config.source)
+    for number, line in enumerate(lines, start=1):
+        text = line.strip()
+        if text.startswith(("#", "!")):
+            continue
+        if (key and text.startswith(key)) or (name and name in text):
+            return SourceLocation(file=config.source, line=number, column=line.find(text) + 1)
+    return SourceLocation(file=config.source)
+
+
+def _content(bundle: Bundle) -> GroupContent:
+    if not bundle.active:
+        return GroupContent()
+    return GroupContent(
+        tuple(bundle.tools), tuple(bundle.prompts), tuple(bundle.servers), bundle.web_search
+    )
+
+
+def _declaring(bundles: Mapping[str, Bundle], name: str | None) -> str:
+    """The file among ``bundles`` that declares ``name`` (the first one if none does)."""
+    for file, bundle in bundles.items():
+        declared = {*bundle.tool_paths, *bundle.prompt_paths, *bundle.server_paths}
+        if name in declared or (name == "web_search" and bundle.web_search is not None):
+            return file
+    return next(iter(bundles))
 
 
 def _conflict(result: LoadResult, bundle: Bundle, exc: DuplicateToolError) -> Diagnostic:

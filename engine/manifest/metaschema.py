@@ -54,12 +54,13 @@ def _fast_check() -> Check:
     return compile_schema(schema, schema)
 
 
-def check_document(doc: YamlDocument) -> list[Diagnostic]:
-    """Every meta-schema violation in ``doc`` as a located diagnostic."""
-    if _fast_check()(doc.data):
+def check_document(doc: YamlDocument, data: Any = None) -> list[Diagnostic]:
+    """Every meta-schema violation in ``data`` (default ``doc.data``), located in ``doc``."""
+    data = doc.data if data is None else data
+    if _fast_check()(data):
         return []
     out = []
-    errors = sorted(_validator().iter_errors(doc.data), key=lambda e: list(map(str, e.path)))
+    errors = sorted(_validator().iter_errors(data), key=lambda e: list(map(str, e.path)))
     for error in errors:
         out.extend(_diagnostics(doc, error))
     return out

@@ -82,17 +82,17 @@ def resolve_handler(reference: str, allowed: Iterable[str]) -> Callable[..., Any
     return target  # type: ignore[no-any-return]
 
 
-def parse_duration(value: Any) -> float:
+def parse_duration(value: Any, *, allow_zero: bool = False) -> float:
     """``2`` / ``"500ms"`` / ``"2s"`` / ``"1m"`` / ``"1h"`` -> seconds."""
     if isinstance(value, int | float) and not isinstance(value, bool):
-        if value <= 0:
+        if value < 0 or (value == 0 and not allow_zero):
             raise ResolveError("TD314", f"duration {value!r} must be positive")
         return float(value)
     if isinstance(value, str):
         match = _DURATION.match(value)
         if match:
             seconds = float(match.group(1)) * _UNITS[match.group(2)]
-            if seconds > 0:
+            if seconds > 0 or allow_zero:
                 return seconds
     raise ResolveError(
         "TD314",

@@ -18,6 +18,7 @@ user typed, not a ``datetime``). Codes emitted here:
 TD201  file larger than the size cap
 TD202  file is not valid UTF-8 (position of the first bad byte)
 TD203  tab character used for indentation
+TD200  the file cannot be read
 TD204  YAML syntax error (the parser's message and position)
 TD205  file is empty
 TD206  document too large after alias expansion, or nested too deep
@@ -81,6 +82,8 @@ class YamlDocument:
     data: Any
     root: yaml.Node | None
     diagnostics: list[Diagnostic] = field(default_factory=list)
+    has_references: bool = True
+    """Whether the text contains ``${`` at all (interpolation is skipped when not)."""
 
     def locate(self, path: Sequence[str | int], *, key: bool = False) -> SourceLocation:
         """The position of the node at ``path`` (its key's position with ``key=True``).
@@ -149,18 +152,21 @@ def read_yaml(
             return fail("TD201", f"file is {size} bytes; manifests are limited to {max_bytes}")
         raw = Path(path).read_bytes()
     except OSError as exc:
-        return fail("TD204", f"cannot read file: {exc.strerror or exc}")
+        return fail("TD200", f"cannot read file: {exc.strerror or exc}")
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = raw.count(b"\n", 0, exc.start) + 1
-        column = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
+        line_start = raw.rfind(b"\n", 0, exc.start) + 1
+        prefix = raw[line_start : exc.start].decode("utf-8", errors="replace")
+        column = len(prefix.removeprefix("\ufeff")) + 1  # characters, as editors count
         return fail("TD202", f"file is not valid UTF-8 (byte 0x{raw[exc.start]:02x})", line, column)
     return parse_yaml_text(text.removeprefix("\ufeff"), doc, max_nodes=max_nodes)
 
 
 def parse_yaml_text(text: str, doc: YamlDocument, *, max_nodes: int = MAX_NODES) -> YamlDocument:
     """Compose and convert ``text`` into ``doc`` (shared by files and tests)."""
+    doc.has_references = "${" in text
     try:
         root = yaml.compose(text, Loader=_Loader)
     except yaml.MarkedYAMLError as exc:
@@ -190,6 +196,18 @@ def parse_yaml_text(text: str, doc: YamlDocument, *, max_nodes: int = MAX_NODES)
     doc.root = root
     if converter.problems:
         doc.diagnostics.extend(converter.problems)
+        return doc
+    if data is None:  # `---`, `~` or `null`: a document with nothing in it
+        mark = root.start_mark
+        doc.diagnostics.append(
+            _diag(
+                doc.file,
+                "TD205",
+                "file has no content; a manifest needs at least `version: 1`",
+                mark.line + 1,
+                mark.column + 1,
+            )
+        )
         return doc
     doc.data = data
     return doc
