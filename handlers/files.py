@@ -17,7 +17,8 @@ MAX_WINDOW_CHARS = 2 * 1024 * 1024  # at most this much text is returned by one 
 MAX_LINE_BYTES = 64 * 1024  # longer lines are cut, so a huge one-line file never sits in memory
 SNIFF_BYTES = 8 * 1024  # a NUL byte in this prefix marks a file as binary
 MAX_TEXT_CHARS = 200  # search_text result lines are cut to this length
-SKIP_NAMES = frozenset({"__pycache__", ".git", ".venv", "node_modules"})
+SKIP_NAMES = frozenset({"__pycache__", ".git", ".venv", "node_modules", "build", "dist"})
+"""Folders of generated or vendored files: listing and searching them only adds noise."""
 _CUT_MARKER = " [... line truncated]"
 
 
@@ -92,7 +93,11 @@ def _walk(root: Path, base: Path, recursive: bool) -> Iterator[tuple[Path, bool]
     except OSError:
         return
     for entry in entries:
-        if entry.name.startswith(".") or entry.name in SKIP_NAMES:
+        if (
+            entry.name.startswith(".")
+            or entry.name in SKIP_NAMES
+            or entry.name.endswith(".egg-info")
+        ):
             continue
         path = Path(entry.path)
         try:

@@ -425,3 +425,13 @@ def test_special_files_are_not_opened(project: Path) -> None:
         read_file("pipe", project)
     assert file_info("pipe", project)["type"] == "other"
     assert search_text("hello", project, path="pipe") == []
+
+
+def test_build_output_folders_are_skipped(tmp_path: Path) -> None:
+    for folder in ("build/lib", "dist", "pkg.egg-info", "src"):
+        (tmp_path / folder).mkdir(parents=True)
+        (tmp_path / folder / "mod.py").write_text("needle\n", encoding="utf-8")
+    found = files.search_text("needle", tmp_path)
+    assert [hit["path"] for hit in found] == ["src/mod.py"]
+    listed = [entry["path"] for entry in files.list_dir(tmp_path, recursive=True)]
+    assert listed == ["src", "src/mod.py"]
