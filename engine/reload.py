@@ -87,7 +87,11 @@ async def watch(
     handler_files = live.handler_files
 
     def relevant(_: watchfiles.Change, path: str) -> bool:
-        return live.is_manifest(path) or (reload_handlers and path in handler_files())
+        if live.is_manifest(path) or (reload_handlers and path in handler_files()):
+            return True
+        # A folder moved in or out arrives as one event for the folder itself.
+        candidate = Path(path)
+        return candidate.is_dir() or not candidate.exists()
 
     armed = False
     async for changes in watchfiles.awatch(

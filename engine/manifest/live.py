@@ -177,6 +177,8 @@ class LiveManifests:
         started = time.perf_counter()
         with self._lock:
             event = self._apply(changed, started)
+            if not event.files and not event.diagnostics:
+                return event  # nothing relevant changed: no reload to report
             self._reloads += 1
             self.registry.reload_status = ReloadStatus(
                 ok=not self._errors,
@@ -196,6 +198,8 @@ class LiveManifests:
 
     def _apply(self, changed: Iterable[str | Path], started: float) -> ReloadEvent:
         manifests, modules = self._classify(changed)
+        retried = self._held_by_clash(manifests) if manifests or modules else set()
+        manifests |= retried
         diagnostics: list[Diagnostic] = []
         kept: list[str] = []
         for module_name in sorted(modules):
@@ -232,8 +236,13 @@ class LiveManifests:
                     kept.append(file)
                 continue
             updates[file] = (bundle, doc)
-        self._check_names(updates, diagnostics, kept)
+        self._check_names(updates, diagnostics, kept, retried)
         changes = self._swap(updates, diagnostics, kept)
+        # A retried file that still clashes is old news: it stays in reload_status only.
+        still_held = {f for f in retried if f in self._errors}
+        diagnostics = [d for d in diagnostics if not _about(d, still_held)]
+        kept = [f for f in kept if f not in still_held]
+        manifests -= still_held
         if self.registry.secrets:
             diagnostics = [self._redacted(d) for d in diagnostics]
             self._errors = {f: tuple(map(self._redacted, ds)) for f, ds in self._errors.items()}
@@ -264,7 +273,23 @@ class LiveManifests:
                 manifests.add(known[resolved])
             elif self.is_manifest(path):
                 manifests.add(str(path))
+            elif path.is_dir():  # a folder moved or copied in: everything in it is new
+                manifests.update(str(f) for f in discover([path])[0] if self.is_manifest(f))
+            elif not path.exists():  # a folder moved or deleted away: what was under it
+                prefix = resolved + "/"
+                manifests.update(f for r, f in known.items() if r.startswith(prefix))
         return manifests, modules
+
+    def _held_by_clash(self, changed: set[str]) -> set[str]:
+        """Unchanged files held back only by a name clash: retried, the clash may be gone."""
+        return {
+            file
+            for file, errors in self._errors.items()
+            if file not in changed
+            and errors
+            and all(e.code == "TD220" for e in errors)
+            and Path(file).exists()
+        }
 
     def _reload_module(self, module_name: str) -> str | None:
         """Re-import an edited handler module; the reason it failed, or None.
@@ -303,6 +328,7 @@ class LiveManifests:
         updates: dict[str, tuple[Bundle | None, YamlDocument | None]],
         diagnostics: list[Diagnostic],
         kept: list[str],
+        retried: set[str],
     ) -> None:
         """Keep the previous version of a file whose new names clash with another file."""
         owners: dict[tuple[str, str], tuple[str, Any]] = {}
@@ -310,7 +336,8 @@ class LiveManifests:
             if file not in updates:
                 for key, path in _names(good):
                     owners[key] = (file, path)
-        for file in sorted(updates):
+        # Files the user changed claim their names before files merely retried.
+        for file in sorted(updates, key=lambda f: (f in retried, f)):
             bundle, doc = updates[file]
             if bundle is None or doc is None:
                 continue
@@ -416,6 +443,13 @@ class LiveManifests:
                 if module:
                     modules.setdefault(module, set()).add(file)
         self._modules = modules
+
+
+def _about(diagnostic: Diagnostic, files: set[str]) -> bool:
+    """Whether a diagnostic is located in, or (a clash) points at, one of ``files``."""
+    if diagnostic.location is not None and diagnostic.location.file in files:
+        return True
+    return diagnostic.code == "TD220" and any(f"{file}:" in diagnostic.message for file in files)
 
 
 def _names(bundle: Bundle) -> list[tuple[tuple[str, str], tuple[str | int, ...]]]:

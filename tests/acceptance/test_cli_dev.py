@@ -1,0 +1,141 @@
+"""``tooldeck dev``: the real console script watching a folder while its manifests are edited."""
+
+from __future__ import annotations
+
+import queue
+import re
+import signal
+import subprocess
+import threading
+import time
+from pathlib import Path
+
+from tests.conftest import SCRIPTS
+
+TIMEOUT = 10.0
+STAMP = r"\[\d\d:\d\d:\d\d\]"
+INFO = "Describe a file or directory in the project, with its size and lines."
+
+
+def tools_yaml(*names: str) -> str:
+    lines = ["version: 1", "tools:"]
+    for name in names:
+        lines += [
+            f"  - name: {name}",
+            "    handler: handlers.files:file_info",
+            f"    description: {INFO}",
+        ]
+    return "\n".join(lines) + "\n"
+
+
+class Output:
+    """The lines a subprocess prints, read by a thread so that waiting can time out."""
+
+    def __init__(self, proc: subprocess.Popen[str]) -> None:
+        assert proc.stdout is not None
+        self._stream = proc.stdout
+        self._lines: queue.Queue[str | None] = queue.Queue()
+        self.seen: list[str] = []
+        self._thread = threading.Thread(target=self._read, name="dev-output", daemon=True)
+        self._thread.start()
+
+    def _read(self) -> None:
+        for line in self._stream:
+            self._lines.put(line.rstrip("\n"))
+        self._lines.put(None)
+
+    def expect(self, pattern: str, timeout: float = TIMEOUT) -> re.Match[str]:
+        """Read lines until one matches ``pattern`` entirely; fail on timeout or EOF."""
+        deadline = time.monotonic() + timeout
+        while True:
+            left = deadline - time.monotonic()
+            try:
+                line = self._lines.get(timeout=max(left, 0))
+            except queue.Empty:
+                raise AssertionError(
+                    f"no line matching {pattern!r} within {timeout}s; output so far: {self.seen}"
+                ) from None
+            if line is None:
+                raise AssertionError(f"output ended before {pattern!r}; output: {self.seen}")
+            self.seen.append(line)
+            match = re.fullmatch(pattern, line)
+            if match:
+                return match
+
+    def expect_all(self, *lines: str, timeout: float = TIMEOUT) -> None:
+        """Read until every one of ``lines`` (literal, any order) has been printed."""
+        missing = set(lines)
+        deadline = time.monotonic() + timeout
+        while missing:
+            left = deadline - time.monotonic()
+            self.expect("|".join(re.escape(line) for line in missing), timeout=left)
+            missing.discard(self.seen[-1])
+
+    def rest(self, timeout: float = TIMEOUT) -> list[str]:
+        """Every line left once the process has ended."""
+        self._thread.join(timeout)
+        out = []
+        while not self._lines.empty():
+            line = self._lines.get_nowait()
+            if line is not None:
+                out.append(line)
+        self.seen.extend(out)
+        return out
+
+    def close(self) -> None:
+        self._thread.join(TIMEOUT)
+        self._stream.close()
+
+
+def test_dev_prints_each_change_and_stops_on_ctrl_c(tmp_path: Path) -> None:
+    folder = tmp_path / "manifests"
+    folder.mkdir()
+    a = folder / "a.yaml"
+    a.write_text(tools_yaml("alpha"), encoding="utf-8")
+    proc = subprocess.Popen(
+        [str(SCRIPTS / "tooldeck"), "dev", "-m", str(folder)],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        bufsize=1,
+    )
+    output = Output(proc)
+    try:
+        output.expect(rf"{STAMP} loaded 1 tools from 1 files")
+        output.expect(re.escape(f"watching {folder} (Ctrl-C to stop)"))
+
+        # an edit: a tool renamed, another added
+        a.write_text(tools_yaml("beta", "gamma"), encoding="utf-8")
+        output.expect(rf"{STAMP} a\.yaml in \d+ ms")
+        output.expect_all(f"  + beta  ({a})", f"  + gamma  ({a})", f"  - alpha  ({a})")
+
+        # a new file, then its deletion
+        b = folder / "b.yaml"
+        b.write_text(tools_yaml("delta"), encoding="utf-8")
+        output.expect(rf"{STAMP} b\.yaml in \d+ ms")
+        output.expect(re.escape(f"  + delta  ({b})"))
+        b.unlink()
+        output.expect(rf"{STAMP} b\.yaml in \d+ ms")
+        output.expect(re.escape(f"  - delta  ({b})"))
+
+        # a broken save: the diagnostic, then the file is kept at its last good version
+        a.write_text("version: 1\ntools: [\n", encoding="utf-8")
+        output.expect(rf"{STAMP} a\.yaml")
+        output.expect(rf"  {re.escape(str(a))}:3:1: TD204 .+")
+        output.expect(re.escape(f"  kept the last good version of {a}"))
+
+        # the fix
+        a.write_text(tools_yaml("beta"), encoding="utf-8")
+        output.expect(rf"{STAMP} a\.yaml in \d+ ms")
+        output.expect(re.escape(f"  - gamma  ({a})"))
+
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=5) == 0
+        assert "stopped" in output.rest()
+        assert not any("Traceback" in line for line in output.seen), output.seen
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(TIMEOUT)
+        output.close()

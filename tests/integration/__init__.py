@@ -1,0 +1,1 @@
+"""Integration tests: the real file watcher (watchfiles) driving live manifest reloads."""
