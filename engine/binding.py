@@ -11,11 +11,14 @@ the handler cannot accept, a required handler parameter nothing supplies).
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import inspect
 import json
 import re
+import weakref
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -384,6 +387,60 @@ def _default_plan(
     return tuple(plan)
 
 
+@dataclass(frozen=True)
+class _HandlerParam:
+    """What binding needs to know about one handler parameter (computed once)."""
+
+    name: str
+    positional_only: bool
+    has_default: bool
+    wants_context: bool
+    text: bool
+    """Annotated ``str``: an injected project dir is passed as text."""
+    converter: Callable[[Any], Any] | None
+
+
+@dataclass(frozen=True)
+class _HandlerProfile:
+    params: dict[str, _HandlerParam]
+    takes_kwargs: bool
+
+
+_PROFILES: weakref.WeakKeyDictionary[Any, _HandlerProfile | None] = weakref.WeakKeyDictionary()
+
+
+def _profile(
+    handler: Callable[..., Any], signature: inspect.Signature | None
+) -> _HandlerProfile | None:
+    """A handler's parameters as binding sees them, cached: many tools share few handlers."""
+    try:
+        return _PROFILES[handler]
+    except (KeyError, TypeError):
+        pass
+    profile = None
+    if signature is not None:
+        params = {}
+        takes_kwargs = False
+        for parameter in signature.parameters.values():
+            if parameter.kind is parameter.VAR_KEYWORD:
+                takes_kwargs = True
+            if parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD):
+                continue
+            context = is_context_annotation(parameter.annotation)
+            params[parameter.name] = _HandlerParam(
+                name=parameter.name,
+                positional_only=parameter.kind is parameter.POSITIONAL_ONLY,
+                has_default=parameter.default is not parameter.empty,
+                wants_context=context,
+                text=parameter.annotation is str or parameter.annotation == "str",
+                converter=None if context else converter_for(parameter.annotation),
+            )
+        profile = _HandlerProfile(params, takes_kwargs)
+    with contextlib.suppress(TypeError):  # not weak-referenceable: simply not cached
+        _PROFILES[handler] = profile
+    return profile
+
+
 def _bind_handler(
     prepared: PreparedTool,
     spec: ToolSpec,
@@ -393,37 +450,29 @@ def _bind_handler(
     optional: set[str] = set()
     declared = {p.name for p in spec.params}
     converters = []
-    params = signature.parameters if signature is not None else {}
+    profile = _profile(spec.handler, signature)
+    params = profile.params if profile is not None else {}
     for param in spec.params:
         if param.injected is not None:
             kind = param.injected
             handler_param = params.get(param.name)
-            if (
-                handler_param is not None
-                and kind == "project_dir"
-                and (handler_param.annotation is str or handler_param.annotation == "str")
-            ):
+            if handler_param is not None and kind == "project_dir" and handler_param.text:
                 kind = "project_dir:str"
-            if handler_param is not None and handler_param.default is not handler_param.empty:
+            if handler_param is not None and handler_param.has_default:
                 optional.add(param.name)
             injections.append((param.name, kind))
-    if signature is not None:
-        takes_kwargs = any(p.kind is p.VAR_KEYWORD for p in params.values())
-        for parameter in params.values():
-            if parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD):
-                continue
-            name = parameter.name
-            if is_context_annotation(parameter.annotation):
+    if profile is not None:
+        for name, info in params.items():
+            if info.wants_context:
                 if name not in declared:
                     injections.append((name, "context"))
                 continue
             if name == "project_dir" and name not in declared:
-                as_text = parameter.annotation is str or parameter.annotation == "str"
-                injections.append((name, "project_dir:str" if as_text else "project_dir"))
-                if parameter.default is not parameter.empty:
+                injections.append((name, "project_dir:str" if info.text else "project_dir"))
+                if info.has_default:
                     optional.add(name)
                 continue
-            if name not in declared and parameter.default is parameter.empty:
+            if name not in declared and not info.has_default:
                 raise RegistrationError(
                     f"handler parameter {name!r} is required but no declared parameter or "
                     "injection supplies it; declare it or give it a default",
@@ -431,18 +480,17 @@ def _bind_handler(
                     param=name,
                     code="TD111",
                 )
-            if parameter.kind is parameter.POSITIONAL_ONLY and name in declared:
+            if info.positional_only and name in declared:
                 raise RegistrationError(
                     f"handler parameter {name!r} is positional-only and cannot be passed by name",
                     tool_name=spec.name,
                     param=name,
                     code="TD110",
                 )
-            convert = converter_for(parameter.annotation)
-            if convert is not None:
-                converters.append((name, convert))
+            if info.converter is not None:
+                converters.append((name, info.converter))
         for param in spec.params:
-            if param.name not in params and not takes_kwargs:
+            if param.name not in params and not profile.takes_kwargs:
                 raise RegistrationError(
                     f"declared parameter {param.name!r} is not accepted by the handler "
                     f"{_qualname(spec.handler)}; rename it or add **kwargs",

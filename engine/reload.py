@@ -109,7 +109,7 @@ async def watch(
             if ready is not None:
                 ready()
         if changes:
-            live.apply(path for _, path in changes)
+            live.apply(sorted(path for _, path in changes))
 
 
 class Watcher:

@@ -24,14 +24,14 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from engine.diagnostics import Diagnostic, Severity
 from engine.errors import DuplicateToolError
 from engine.manifest.build import Bundle
-from engine.manifest.loader import GROUP_PREFIX, SUFFIXES, discover, load_file
+from engine.manifest.loader import GROUP_PREFIX, SUFFIXES, discover, load_file, register_config
 from engine.manifest.resolve import DEFAULT_ALLOWED
 from engine.manifest.yamlsource import YamlDocument, read_yaml
 from engine.registry import GroupContent, RegistryChange, ToolRegistry
@@ -131,6 +131,10 @@ class LiveManifests:
         self._subscribers: list[Callable[[ReloadEvent], Any]] = []
         self._lock = threading.Lock()
         self._reloads = 0
+        self.documents: dict[str, YamlDocument] = {}
+        """The last read of each file, in the order files were read."""
+        self.bundles: dict[str, Bundle] = {}
+        """What each file built on its last read (also when it had errors)."""
 
     # ----------------------------------------------------------------- queries
     def files(self) -> list[Path]:
@@ -169,10 +173,24 @@ class LiveManifests:
 
     # ----------------------------------------------------------------- reloads
     def load(self) -> ReloadEvent:
-        """Load every file (the first time, or to resynchronise)."""
-        return self.apply([*self.files(), *(Path(f) for f in self._good)])
+        """Load every file (the first time, or to resynchronise), and the config's hosted tools.
 
-    def apply(self, changed: Iterable[str | Path]) -> ReloadEvent:
+        Also reports the config's own problems and paths that hold no manifests.
+        """
+        files, missing = discover(self.paths)
+        event = self.apply([*files, *(Path(f) for f in self._good)], notify=False)
+        # The config's hosted entries come after the manifests: on a clash the manifest wins.
+        extra = [*self.config.diagnostics, *missing, *register_config(self.registry, self.config)]
+        if extra:
+            event = replace(event, diagnostics=(*map(self._redacted, extra), *event.diagnostics))
+        self._notify(event)
+        return event
+
+    def registered(self) -> list[str]:
+        """The files whose entries are in the registry now (loaded, and active)."""
+        return [f for f in self.documents if f in self._good and self._good[f].active]
+
+    def apply(self, changed: Iterable[str | Path], *, notify: bool = True) -> ReloadEvent:
         """Re-read the changed files and swap their new versions in, all at once."""
         started = time.perf_counter()
         with self._lock:
@@ -187,6 +205,11 @@ class LiveManifests:
                 at=time.time(),
                 errors=dict(self._errors),
             )
+        if notify:
+            self._notify(event)
+        return event
+
+    def _notify(self, event: ReloadEvent) -> None:
         for callback in list(self._subscribers):
             try:
                 callback(event)
@@ -194,10 +217,16 @@ class LiveManifests:
                 log.warning(
                     "reload subscriber %r failed: %s: %s", callback, type(exc).__name__, exc
                 )
-        return event
 
     def _apply(self, changed: Iterable[str | Path], started: float) -> ReloadEvent:
+        changed = list(changed)
         manifests, modules = self._classify(changed)
+        # Files are read (and claim names) in the order given: discovery order on a load.
+        given = {str(Path(p).resolve()): i for i, p in reversed(list(enumerate(changed)))}
+
+        def order(file: str) -> tuple[int, str]:
+            return (given.get(str(Path(file).resolve()), len(given)), file)
+
         retried = self._held_by_clash(manifests) if manifests or modules else set()
         manifests |= retried
         diagnostics: list[Diagnostic] = []
@@ -215,10 +244,12 @@ class LiveManifests:
                 kept.append(file)
                 manifests.discard(file)
         updates: dict[str, tuple[Bundle | None, YamlDocument | None]] = {}
-        for file in sorted(manifests):
+        for file in sorted(manifests, key=order):
             if not Path(file).exists():
                 if file in self._good or file in self._errors:
                     updates[file] = (None, None)
+                self.documents.pop(file, None)
+                self.bundles.pop(file, None)
                 continue
             doc, bundle = load_file(
                 file,
@@ -228,6 +259,11 @@ class LiveManifests:
                 app_class=self.app_class,
                 environ=self.environ,
             )
+            self.documents[file] = doc
+            if bundle is not None:
+                self.bundles[file] = bundle
+            else:
+                self.bundles.pop(file, None)
             problems = [*doc.diagnostics, *(bundle.diagnostics if bundle else [])]
             diagnostics.extend(problems)
             if bundle is None or any(d.severity is Severity.ERROR for d in problems):
@@ -236,7 +272,7 @@ class LiveManifests:
                     kept.append(file)
                 continue
             updates[file] = (bundle, doc)
-        self._check_names(updates, diagnostics, kept, retried)
+        self._check_names(updates, diagnostics, kept, retried, order)
         changes = self._swap(updates, diagnostics, kept)
         # A retried file that still clashes is old news: it stays in reload_status only.
         still_held = {f for f in retried if f in self._errors}
@@ -250,13 +286,13 @@ class LiveManifests:
             changes={f: c for f, c in changes.items() if c},
             diagnostics=tuple(diagnostics),
             kept=tuple(dict.fromkeys(kept)),
-            files=tuple(sorted(manifests)),
+            files=tuple(sorted(manifests, key=order)),
             duration=time.perf_counter() - started,
         )
 
     def _redacted(self, diagnostic: Diagnostic) -> Diagnostic:
-        from dataclasses import replace
-
+        if not self.registry.secrets:
+            return diagnostic
         return replace(diagnostic, message=self.registry.secrets.redact(diagnostic.message))
 
     def _classify(self, changed: Iterable[str | Path]) -> tuple[set[str], set[str]]:
@@ -329,6 +365,7 @@ class LiveManifests:
         diagnostics: list[Diagnostic],
         kept: list[str],
         retried: set[str],
+        order: Callable[[str], tuple[int, str]],
     ) -> None:
         """Keep the previous version of a file whose new names clash with another file."""
         owners: dict[tuple[str, str], tuple[str, Any]] = {}
@@ -337,7 +374,7 @@ class LiveManifests:
                 for key, path in _names(good):
                     owners[key] = (file, path)
         # Files the user changed claim their names before files merely retried.
-        for file in sorted(updates, key=lambda f: (f in retried, f)):
+        for file in sorted(updates, key=lambda f: (f in retried, order(f))):
             bundle, doc = updates[file]
             if bundle is None or doc is None:
                 continue

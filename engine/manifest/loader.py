@@ -1,7 +1,9 @@
-"""Load manifest files into a registry: discover, parse, check, interpolate, build, register.
+"""Manifest files, one at a time: discover, parse, check, interpolate, build.
 
-Each file is one registry group (``manifest:<path>``), swapped in atomically
-with :meth:`ToolRegistry.replace_group`. A file with errors is not
+:func:`load_file` turns one file into a :class:`Bundle` (or located
+diagnostics); :class:`engine.manifest.live.LiveManifests` registers bundles
+file by file (each file is one registry group, ``manifest:<path>``), and
+:func:`load_manifests` is its one-shot form. A file with errors is not
 registered at all (its problems are reported, the other files still load);
 warnings never block. Problems are collected as values in
 :class:`LoadResult`; :meth:`LoadResult.raise_for_errors` turns them into a
@@ -27,15 +29,20 @@ from engine.errors import DuplicateToolError, ManifestError
 from engine.manifest.build import Bundle, build_bundle
 from engine.manifest.interpolate import interpolate
 from engine.manifest.metaschema import check_document
-from engine.manifest.resolve import DEFAULT_ALLOWED
 from engine.manifest.yamlsource import YamlDocument, read_yaml
-from engine.registry import GroupContent, ToolRegistry
-from engine.secrets import Secrets
+from engine.registry import ToolRegistry
 
 if TYPE_CHECKING:
     from engine.config import Config
 
-__all__ = ["GROUP_PREFIX", "LoadResult", "discover", "load_file", "load_manifests"]
+__all__ = [
+    "GROUP_PREFIX",
+    "LoadResult",
+    "discover",
+    "load_file",
+    "load_manifests",
+    "register_config",
+]
 
 GROUP_PREFIX = "manifest:"
 SUFFIXES = (".yaml", ".yml")
@@ -51,10 +58,6 @@ class LoadResult:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     registered: list[str] = field(default_factory=list)
     """Files whose entries are now in the registry."""
-    dropped: set[str] = field(default_factory=set)
-    """Files that lost an entry to a name declared earlier in another file."""
-    keepers: list[Diagnostic] = field(default_factory=list)
-    """TD220s at the first declaration of a clashing name: reported, but not failing it."""
 
     @property
     def errors(self) -> list[Diagnostic]:
@@ -173,154 +176,72 @@ def load_manifests(
 
     ``allowed_handlers`` extends the default handler prefix ``handlers``;
     ``app_class`` decides ``supported_for``; ``register=False`` only checks.
+    This is :meth:`LiveManifests.load` once, with the outcome as a
+    :class:`LoadResult`: the same rules whether manifests load once or live.
     """
-    paused = gc.isenabled()
-    gc.disable()  # a load builds many long-lived objects; collecting midway only costs time
-    try:
-        return _load(paths, registry, config, allowed_handlers, app_class, register, environ)
-    finally:
-        if paused:
-            gc.enable()
-
-
-def _load(  # noqa: PLR0917 - the arguments of load_manifests, passed through
-    paths: Iterable[str | Path],
-    registry: ToolRegistry | None,
-    config: Config | Mapping[str, Any] | str | Path | None,
-    allowed_handlers: Iterable[str],
-    app_class: type | None,
-    register: bool,
-    environ: Mapping[str, str] | None,
-) -> tuple[ToolRegistry, LoadResult]:
     from engine.config import Config, load_config
+    from engine.manifest.live import LiveManifests
 
     cfg = config if isinstance(config, Config) else load_config(config)
     if registry is None:
         registry = ToolRegistry(config=cfg.data)
-    allowed = tuple(dict.fromkeys((*DEFAULT_ALLOWED, *allowed_handlers)))
-    result = LoadResult()
-    result.diagnostics.extend(cfg.diagnostics)
-    files, problems = discover(paths)
-    result.diagnostics.extend(problems)
-    for path in files:
-        doc, bundle = load_file(
-            path,
-            registry=registry,
-            config=cfg,
-            allowed=allowed,
-            app_class=app_class,
-            environ=environ,
-        )
-        result.files.append(doc.file)
-        result.documents[doc.file] = doc
-        result.diagnostics.extend(doc.diagnostics)
-        if bundle is not None:
-            result.bundles[doc.file] = bundle
-            result.diagnostics.extend(bundle.diagnostics)
-    _cross_file_duplicates(result)
-    if register:
-        _register(registry, result, cfg)
-    result.diagnostics[:] = [_redacted(d, registry.secrets) for d in result.diagnostics]
+    target = registry
+    if not register:  # check against a scratch registry; secrets still land in the real one
+        target = ToolRegistry(config=cfg.data)
+        target.secrets = registry.secrets
+    live = LiveManifests(
+        target,
+        paths,
+        config=cfg,
+        allowed_handlers=allowed_handlers,
+        app_class=app_class,
+        environ=environ,
+    )
+    paused = gc.isenabled()
+    gc.disable()  # a load builds many long-lived objects; collecting midway only costs time
+    try:
+        event = live.load()
+    finally:
+        if paused:
+            gc.enable()
+    result = LoadResult(
+        files=list(live.documents),
+        bundles=dict(live.bundles),
+        documents=dict(live.documents),
+        diagnostics=list(event.diagnostics),
+        registered=live.registered() if register else [],
+    )
     return registry, result
 
 
-def _cross_file_duplicates(result: LoadResult) -> None:
-    """A name declared in two files is an error at both places; the first file keeps it."""
-    kinds = (
-        ("tool", "tools", "tool_paths"),
-        ("prompt", "prompts", "prompt_paths"),
-        ("MCP server", "servers", "server_paths"),
-    )
-    for kind, attr, paths_attr in kinds:
-        seen: dict[str, tuple[Bundle, Any]] = {}
-        for bundle in result.bundles.values():
-            keep = []
-            for spec in getattr(bundle, attr):
-                path = getattr(bundle, paths_attr)[spec.name]
-                if spec.name in seen:
-                    first_bundle, first_path = seen[spec.name]
-                    _clash(
-                        result,
-                        kind,
-                        spec.name,
-                        (bundle, (*path, "name")),
-                        (first_bundle, (*first_path, "name")),
-                    )
-                    continue
-                seen[spec.name] = (bundle, path)
-                keep.append(spec)
-            setattr(bundle, attr, keep)
-    searching = [b for b in result.bundles.values() if b.web_search is not None]
-    for bundle in searching[1:]:
-        _clash(
-            result,
-            "web search",
-            "web_search",
-            (bundle, ("web_search",)),
-            (searching[0], ("web_search",)),
-        )
-        bundle.web_search = None
+def register_config(registry: ToolRegistry, config: Config) -> list[Diagnostic]:
+    """Register the web search and MCP servers the configuration declares (seed properties).
 
-
-def _clash(
-    result: LoadResult,
-    kind: str,
-    name: str,
-    here: tuple[Bundle, tuple[str | int, ...]],
-    there: tuple[Bundle, tuple[str | int, ...]],
-) -> None:
-    """Report one duplicate at both of its places."""
-    here_at = result.documents[here[0].file].locate(here[1])
-    there_at = result.documents[there[0].file].locate(there[1])
-    for at, other in ((here_at, there_at), (there_at, here_at)):
-        diagnostic = Diagnostic(
-            code="TD220",
-            message=f"{kind} {name!r} is also declared at {other}",
-            location=at,
-            tool_name=name,
-        )
-        result.diagnostics.append(diagnostic)
-    here[0].diagnostics.append(result.diagnostics[-2])
-    result.dropped.add(here[0].file)
-    result.keepers.append(result.diagnostics[-1])
-
-
-def _register(registry: ToolRegistry, result: LoadResult, config: Config) -> None:
-    # A duplicate fails the file that repeats the name; the first file keeps it.
-    keepers = {id(d) for d in result.keepers}
-    failed = {
-        d.location.file for d in result.errors if d.location is not None and id(d) not in keepers
-    }
-    staged = {f: b for f, b in result.bundles.items() if f not in failed}
-    while staged:  # one swap for every file; a file clashing with code is dropped and retried
-        contents = {GROUP_PREFIX + f: _content(b) for f, b in staged.items()}
+    A clash with a manifest's web search drops only the configured search,
+    never the configured servers.
+    """
+    if config.web_search is None and not config.mcp_servers:
+        return []
+    problems = []
+    group = "config:" + (config.source or "mapping")
+    search = config.web_search
+    for _ in range(2):
         try:
-            registry.replace_groups(contents)
+            registry.replace_group(group, servers=config.mcp_servers, web_search=search)
+            break
         except DuplicateToolError as exc:
-            culprit = _declaring(staged, exc.tool_name)
-            result.diagnostics.append(_conflict(result, staged.pop(culprit), exc))
-            continue
-        result.registered.extend(f for f, b in staged.items() if b.active)
-        break
-    if config.web_search is not None or config.mcp_servers:
-        group = "config:" + (config.source or "mapping")
-        search = config.web_search
-        for _ in range(2):
-            try:
-                registry.replace_group(group, servers=config.mcp_servers, web_search=search)
-                break
-            except DuplicateToolError as exc:
-                result.diagnostics.append(
-                    Diagnostic(
-                        code="TD220",
-                        message=f"{exc.message}; remove one of them",
-                        location=_config_location(config, exc.tool_name),
-                        tool_name=exc.tool_name,
-                    )
+            problems.append(
+                Diagnostic(
+                    code="TD220",
+                    message=f"{exc.message}; remove one of them",
+                    location=_config_location(config, exc.tool_name),
+                    tool_name=exc.tool_name,
                 )
-                if exc.tool_name != "web_search":
-                    break
-                search = None  # keep the configured MCP servers without the clashing search
+            )
+            if exc.tool_name != "web_search":
+                break
+            search = None
+    return problems
 
 
 def _config_location(config: Config, name: str | None) -> SourceLocation | None:
@@ -339,45 +260,3 @@ def _config_location(config: Config, name: str | None) -> SourceLocation | None:
         if (key and text.startswith(key)) or (name and name in text):
             return SourceLocation(file=config.source, line=number, column=line.find(text) + 1)
     return SourceLocation(file=config.source)
-
-
-def _content(bundle: Bundle) -> GroupContent:
-    if not bundle.active:
-        return GroupContent()
-    return GroupContent(
-        tuple(bundle.tools), tuple(bundle.prompts), tuple(bundle.servers), bundle.web_search
-    )
-
-
-def _declaring(bundles: Mapping[str, Bundle], name: str | None) -> str:
-    """The file among ``bundles`` that declares ``name`` (the first one if none does)."""
-    for file, bundle in bundles.items():
-        declared = {*bundle.tool_paths, *bundle.prompt_paths, *bundle.server_paths}
-        if name in declared or (name == "web_search" and bundle.web_search is not None):
-            return file
-    return next(iter(bundles))
-
-
-def _conflict(result: LoadResult, bundle: Bundle, exc: DuplicateToolError) -> Diagnostic:
-    """A name this file declares is taken by code or by configuration: locate it here."""
-    doc = result.documents[bundle.file]
-    name = exc.tool_name or ""
-    path: tuple[str | int, ...] = ()
-    for paths in (bundle.tool_paths, bundle.prompt_paths, bundle.server_paths):
-        if name in paths:
-            path = (*paths[name], "name")
-            break
-    if name == "web_search":
-        path = ("web_search",)
-    message = exc.message.replace(f" from {GROUP_PREFIX}{bundle.file}", "")
-    return Diagnostic(
-        code="TD220", message=f"{message}; rename it", location=doc.locate(path), tool_name=name
-    )
-
-
-def _redacted(diagnostic: Diagnostic, secrets: Secrets) -> Diagnostic:
-    if not secrets:
-        return diagnostic
-    from dataclasses import replace
-
-    return replace(diagnostic, message=secrets.redact(diagnostic.message))
