@@ -14,6 +14,21 @@ def _blocks(language: str) -> list[str]:
     return re.findall(rf"```{language}\n(.*?)```", README, flags=re.DOTALL)
 
 
+def _run_example(marker: str) -> str:
+    """Run the README's Python example containing ``marker``; its standard output."""
+    (example,) = [b for b in _blocks("python") if marker in b]
+    done = subprocess.run(
+        [sys.executable, "-c", example],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
 def _steps(command: str) -> list[list[str]]:
     return [shlex.split(step) for step in command.strip().split("&&")]
 
@@ -51,17 +66,7 @@ def test_main_job_steps_run_after_install():
 
 
 def test_programmatic_api_example_runs():
-    (example,) = [b for b in _blocks("python") if "def add_order" in b]
-    done = subprocess.run(
-        [sys.executable, "-c", example],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
-    lines = done.stdout.splitlines()
+    lines = _run_example("def add_order").splitlines()
     assert lines[0] == '{"order_id": "O-20261122", "quantity": 3, "express": false}'
     assert lines[1] == "notes.txt.bak"
     assert lines[2] == "True"
@@ -92,30 +97,11 @@ def test_lint_settings_example_is_valid_toml(tmp_path):
 
 
 def test_execution_policies_example_runs():
-    (example,) = [b for b in _blocks("python") if "RetrySpec" in b]
-    done = subprocess.run(
-        [sys.executable, "-c", example],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
-    assert "not approved: absolute paths are off limits" in done.stdout
-    assert "[True, False]" in done.stdout
-    assert done.stdout.strip().endswith("page text")
+    stdout = _run_example("RetrySpec")
+    assert "not approved: absolute paths are off limits" in stdout
+    assert "[True, False]" in stdout
+    assert stdout.strip().endswith("page text")
 
 
 def test_hot_reload_example_runs():
-    (example,) = [b for b in _blocks("python") if "Watcher(" in b]
-    done = subprocess.run(
-        [sys.executable, "-c", example],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
-    assert "+ read_file" in done.stdout
+    assert "+ read_file" in _run_example("Watcher(")
