@@ -21,35 +21,13 @@ from engine import ToolRegistry
 from engine.manifest.live import ReloadEvent
 from engine.manifest.loader import GROUP_PREFIX
 from engine.reload import Watcher, watch
+from tests.manifests import INFO, names, save, tools_yaml
 
-MODULE = __name__
+MODULE = "tests.manifests"  # where payload() lives
 TIMEOUT = 10.0
-INFO = "Describe a file or directory in the project, with its size and lines."
-
-
-def payload() -> dict[str, str]:
-    """Both versions' answers; the manifest's result select picks one."""
-    return {"old": "v1", "new": "v2"}
 
 
 # ------------------------------------------------------------------------------ helpers
-def tools_yaml(*names: str, description: str = INFO, handler: str = "handlers.files:file_info"):
-    """A manifest declaring one tool per name (the first tool's name is on line 3)."""
-    lines = ["version: 1", "tools:"]
-    for name in names:
-        lines += [
-            f"  - name: {name}",
-            f"    handler: {handler}",
-            f"    description: {description}",
-        ]
-    return "\n".join(lines) + "\n"
-
-
-def save(path: Path, text: str) -> Path:
-    """Save in place, as ``echo > file`` or an editor without atomic saves does."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-    return path
 
 
 def save_atomically(path: Path, text: str) -> Path:
@@ -63,10 +41,6 @@ def save_atomically(path: Path, text: str) -> Path:
 def description(registry: ToolRegistry, name: str) -> str | None:
     spec = registry.get_tool(name)
     return None if spec is None else spec.description
-
-
-def names(registry: ToolRegistry) -> set[str]:
-    return {spec.name for spec in registry.tools()}
 
 
 class Reloads:
@@ -385,7 +359,7 @@ def test_calls_during_50_reloads_always_succeed(start: Start, tmp_path: Path) ->
     manifest = tmp_path / "manifests" / "shaped.yaml"
     text, select, _ = VERSIONS[0]
     save(manifest, SHAPED.format(description=text, select=select))
-    registry, reloads = start([manifest.parent], allowed_handlers=["tests.integration"])
+    registry, reloads = start([manifest.parent], allowed_handlers=["tests.manifests"])
     assert registry.call("word").text == "v1"
 
     stop = threading.Event()

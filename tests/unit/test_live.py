@@ -19,15 +19,10 @@ from engine.diagnostics import Diagnostic, SourceLocation
 from engine.manifest.live import LiveManifests, ReloadEvent, ReloadStatus
 from engine.manifest.loader import GROUP_PREFIX
 from engine.registry import RegistryChange
+from tests.manifests import INFO, names, save, tools_yaml
 
-MODULE = __name__
-INFO = "Describe a file or directory in the project, with its size and lines."
+MODULE = "tests.manifests"  # where payload() lives
 SECRET = "s3cr3t-token-4711"
-
-
-def payload() -> dict[str, str]:
-    """Return both versions' words; the manifest's result select picks one of them."""
-    return {"old": "v1", "new": "v2"}
 
 
 def code_handler() -> str:
@@ -36,26 +31,6 @@ def code_handler() -> str:
 
 
 # ------------------------------------------------------------------------------ helpers
-def tools_yaml(*names: str, description: str = INFO, handler: str = "handlers.files:file_info"):
-    """A manifest declaring one file_info tool per name (the first tool's name is on line 3)."""
-    lines = ["version: 1", "tools:"]
-    for name in names:
-        lines += [
-            f"  - name: {name}",
-            f"    handler: {handler}",
-            f"    description: {description}",
-        ]
-    return "\n".join(lines) + "\n"
-
-
-def save(path: Path, text: str) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-    return path
-
-
-def names(registry: ToolRegistry) -> set[str]:
-    return {spec.name for spec in registry.tools()}
 
 
 def description(registry: ToolRegistry, name: str) -> str:
@@ -587,7 +562,7 @@ def test_an_edit_of_result_shaping_changes_what_calls_return(tmp_path: Path) -> 
     )
     m = save(tmp_path / "m.yaml", shaped.format(module=MODULE, select="old"))
     registry = ToolRegistry()
-    live = LiveManifests(registry, [m], allowed_handlers=["tests.unit"], environ={})
+    live = LiveManifests(registry, [m], allowed_handlers=["tests.manifests"], environ={})
     assert live.load().ok
     assert registry.call("word").text == "v1"
     save(m, shaped.format(module=MODULE, select="new"))
