@@ -210,6 +210,19 @@ class LiveManifests:
         return event
 
     def _notify(self, event: ReloadEvent) -> None:
+        for diagnostic in event.diagnostics:
+            if diagnostic.severity is Severity.ERROR:
+                log.warning("%s", diagnostic.format())
+        for file in event.kept:
+            log.warning("kept the last good version of %s", file)
+        for file, change in event.changes.items():
+            log.info(
+                "reloaded %s: +%d ~%d -%d tools",
+                file,
+                len(change.added),
+                len(change.changed),
+                len(change.removed),
+            )
         for callback in list(self._subscribers):
             try:
                 callback(event)

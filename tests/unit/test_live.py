@@ -6,6 +6,7 @@ Each test writes manifests into its own ``tmp_path`` and feeds the changed paths
 
 from __future__ import annotations
 
+import logging
 import sys
 import threading
 import time
@@ -686,3 +687,18 @@ def test_without_reload_handlers_a_module_edit_is_ignored(
     event = live.apply([source])
     assert event.files == ()
     assert registry.call("word").text == "a"
+
+
+def test_reload_errors_are_logged_with_their_location(
+    live: LiveManifests, files: tuple[Path, Path], caplog: pytest.LogCaptureFixture
+) -> None:
+    a, _ = files
+    save(a, "version: 1\ntools: 5\n")
+    with caplog.at_level(logging.INFO, logger="engine.reload"):
+        live.apply([a])
+        save(a, tools_yaml("alpha", "alpha_two"))
+        live.apply([a])
+    messages = [r.getMessage() for r in caplog.records]
+    assert any(m.startswith(f"{a}:2:8: TD212") for m in messages), messages
+    assert f"kept the last good version of {a}" in messages
+    assert f"reloaded {a}: +1 ~0 -0 tools" in messages
