@@ -550,7 +550,7 @@ def _coercer(param: ParamDescriptor) -> Callable[[Any], Any] | None:
         if wants_json and text[:1] in ("[", "{"):
             try:
                 return json.loads(text)
-            except ValueError:
+            except (ValueError, RecursionError):
                 pass
         return value
 

@@ -92,6 +92,8 @@ def parse_arguments(arguments: Any) -> dict[str, Any] | str:
                 f"arguments are not valid JSON: {exc.msg} at line {exc.lineno} "
                 f"column {exc.colno} (char {exc.pos}); send a JSON object"
             )
+        except RecursionError:
+            return "arguments are nested too deeply; send a flatter JSON object"
         except UnicodeDecodeError:
             return "arguments are not valid UTF-8 JSON; send a JSON object"
         if not isinstance(parsed, dict):
@@ -213,7 +215,7 @@ def call_prepared(
     if type(arguments) is str:
         try:  # noqa: SIM105 - contextlib.suppress costs a context manager on the hot path
             args = json.loads(arguments)
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError):
             pass
     if type(args) is not dict:
         parsed = parse_arguments(arguments)

@@ -629,3 +629,17 @@ def test_null_for_an_optional_parameter_means_absent():
 
     registry.add_tool(None, None, nullable)
     assert registry.call("nullable", {"note": None}).value is None
+
+
+@pytest.mark.parametrize(
+    "arguments", ["[" * 100_000, '{"a": ' + "[" * 100_000 + "]" * 100_000 + "}"]
+)
+async def test_deeply_nested_json_is_an_error_result_not_an_exception(arguments):
+    registry = ToolRegistry(lenient=True)
+    registry.add_tool("t", "T.", lambda **kw: kw)
+    for result in (registry.call("t", arguments), await registry.acall("t", arguments)):
+        assert result.error.kind == "invalid_arguments"
+        assert "nested too deeply" in result.error.message
+    registry.add_tool("u", "U.", lambda items: items, Param("items", "array"))
+    deep = '{"items": "' + "[" * 100_000 + '"}'
+    assert registry.call("u", deep).error.kind == "invalid_arguments"  # lenient JSON-in-string
