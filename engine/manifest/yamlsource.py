@@ -179,8 +179,16 @@ def parse_yaml_text(text: str, doc: YamlDocument, *, max_nodes: int = MAX_NODES)
             context = f" ({exc.context})" if exc.context and exc.context not in problem else ""
             doc.diagnostics.append(_diag(doc.file, "TD204", f"{problem}{context}", line, column))
         return doc
+    except yaml.reader.ReaderError as exc:  # a control character: not a MarkedYAMLError
+        before = text[: exc.position]
+        line, column = before.count("\n") + 1, len(before) - (before.rfind("\n") + 1) + 1
+        char = exc.character if isinstance(exc.character, str) else chr(exc.character)
+        message = f"unacceptable character U+{ord(char):04X} (control characters are not allowed)"
+        doc.diagnostics.append(_diag(doc.file, "TD204", message, line, column))
+        return doc
     except yaml.YAMLError as exc:
-        doc.diagnostics.append(_diag(doc.file, "TD204", str(exc), 1, 1))
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else "invalid YAML"
+        doc.diagnostics.append(_diag(doc.file, "TD204", first, 1, 1))
         return doc
     if root is None:
         doc.diagnostics.append(
