@@ -143,21 +143,6 @@ def bind_call(
         )
 
 
-def _prepare_call(  # noqa: PLR0917 - hot path, positional on purpose
-    prepared: PreparedTool,
-    arguments: Any,
-    env: CallEnv,
-    call_id: str,
-    extra: Mapping[str, Any] | None,
-    lenient: bool,
-) -> dict[str, Any] | ToolResult:
-    """Everything before running, for calls without policies."""
-    args = validate_call(prepared, arguments, call_id, lenient)
-    if isinstance(args, ToolResult):
-        return args
-    return bind_call(prepared, args, env, call_id, extra)
-
-
 def _invalid(prepared: PreparedTool, problems: list[str], call_id: str) -> ToolResult:
     lines = "\n".join(f"- {p}" for p in problems)
     message = (
@@ -262,7 +247,10 @@ async def acall_prepared(
     pool: WorkerPool | None = None,
 ) -> ToolResult:
     """Run one call on the event loop; sync handlers go to a worker thread unless inline."""
-    kwargs = _prepare_call(prepared, arguments, env, call_id, extra, lenient)
+    args = validate_call(prepared, arguments, call_id, lenient)
+    if isinstance(args, ToolResult):
+        return args
+    kwargs = bind_call(prepared, args, env, call_id, extra)
     if isinstance(kwargs, ToolResult):
         return kwargs
     handler = prepared.spec.handler

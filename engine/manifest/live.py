@@ -286,12 +286,8 @@ class LiveManifests:
                 continue
             updates[file] = (bundle, doc)
         self._check_names(updates, diagnostics, kept, retried, order)
-        changes = self._swap(updates, diagnostics, kept)
-        # A retried file that still clashes is old news: it stays in reload_status only.
-        still_held = {f for f in retried if f in self._errors}
-        diagnostics = [d for d in diagnostics if not _about(d, still_held)]
-        kept = [f for f in kept if f not in still_held]
-        manifests -= still_held
+        changes = self._swap(updates, diagnostics, kept, retried)
+        manifests -= {f for f in retried if f in self._errors}  # still held: not news
         if self.registry.secrets:
             diagnostics = [self._redacted(d) for d in diagnostics]
             self._errors = {f: tuple(map(self._redacted, ds)) for f, ds in self._errors.items()}
@@ -396,12 +392,13 @@ class LiveManifests:
                 for key, path in _names(bundle):
                     owners[key] = (file, path)
                 continue
+            found: list[Diagnostic] = []
             for (kind, name), path in clashes:
                 other_file, other_path = owners[kind, name]
                 other_doc = self._doc_for(other_file, updates)
                 here = doc.locate(path)
                 there = other_doc.locate(other_path) if other_doc else None
-                diagnostics.append(
+                found.append(
                     Diagnostic(
                         code="TD220",
                         tool_name=name,
@@ -410,7 +407,7 @@ class LiveManifests:
                     )
                 )
                 if there is not None:
-                    diagnostics.append(
+                    found.append(
                         Diagnostic(
                             code="TD220",
                             tool_name=name,
@@ -419,11 +416,28 @@ class LiveManifests:
                         )
                     )
             del updates[file]
-            self._errors[file] = tuple(
-                d for d in diagnostics if d.location and d.location.file == file
-            )
-            if file in self._good:
-                kept.append(file)
+            self._hold(file, found, diagnostics, kept, quiet=file in retried)
+
+    def _hold(
+        self,
+        file: str,
+        found: list[Diagnostic],
+        diagnostics: list[Diagnostic],
+        kept: list[str],
+        *,
+        quiet: bool,
+    ) -> None:
+        """Keep ``file`` at its previous version because of ``found``.
+
+        ``quiet``: a retried file that still clashes is old news; its problems
+        stay in ``reload_status`` but are not reported again.
+        """
+        self._errors[file] = tuple(d for d in found if d.location and d.location.file == file)
+        if quiet:
+            return
+        diagnostics.extend(found)
+        if file in self._good:
+            kept.append(file)
 
     def _doc_for(
         self, file: str, updates: Mapping[str, tuple[Bundle | None, YamlDocument | None]]
@@ -438,6 +452,7 @@ class LiveManifests:
         updates: dict[str, tuple[Bundle | None, YamlDocument | None]],
         diagnostics: list[Diagnostic],
         kept: list[str],
+        retried: set[str],
     ) -> dict[str, RegistryChange]:
         """One atomic swap; a file clashing with code is dropped (kept at its old version)."""
         while updates:
@@ -445,10 +460,9 @@ class LiveManifests:
             try:
                 changes = self.registry.replace_groups(contents)
             except DuplicateToolError as exc:
-                culprit = self._culprit(updates, exc, diagnostics)
+                culprit, found = self._culprit(updates, exc)
                 del updates[culprit]
-                if culprit in self._good:
-                    kept.append(culprit)
+                self._hold(culprit, found, diagnostics, kept, quiet=culprit in retried)
                 continue
             for file, (bundle, _) in updates.items():
                 self._errors.pop(file, None)
@@ -464,8 +478,8 @@ class LiveManifests:
         self,
         updates: Mapping[str, tuple[Bundle | None, YamlDocument | None]],
         exc: DuplicateToolError,
-        diagnostics: list[Diagnostic],
-    ) -> str:
+    ) -> tuple[str, list[Diagnostic]]:
+        """The file declaring the name that clashed with code, and that clash, located."""
         name = exc.tool_name or ""
         for file, (bundle, doc) in updates.items():
             if bundle is None or doc is None:
@@ -479,10 +493,8 @@ class LiveManifests:
                         location=doc.locate(path),
                         tool_name=name,
                     )
-                    diagnostics.append(diagnostic)
-                    self._errors[file] = (diagnostic,)
-                    return file
-        return next(iter(updates))
+                    return file, [diagnostic]
+        return next(iter(updates)), []
 
     def _index_modules(self) -> None:
         modules: dict[str, set[str]] = {}
@@ -493,13 +505,6 @@ class LiveManifests:
                 if module:
                     modules.setdefault(module, set()).add(file)
         self._modules = modules
-
-
-def _about(diagnostic: Diagnostic, files: set[str]) -> bool:
-    """Whether a diagnostic is located in, or (a clash) points at, one of ``files``."""
-    if diagnostic.location is not None and diagnostic.location.file in files:
-        return True
-    return diagnostic.code == "TD220" and any(f"{file}:" in diagnostic.message for file in files)
 
 
 def _names(bundle: Bundle) -> list[tuple[tuple[str, str], tuple[str | int, ...]]]:
