@@ -215,8 +215,8 @@ def test_allow_handlers_flag_extends_the_allow_list(run_cli, tmp_path):
         version: 1
         tools:
           - name: now_ok
-            handler: tests.conftest:ROOT.exists
-            description: Says whether the repository root exists on disk.
+            handler: tests.manifests:payload
+            description: Returns both versions' answers from the test helpers.
             params: []
         """,
     )
@@ -225,7 +225,7 @@ def test_allow_handlers_flag_extends_the_allow_list(run_cli, tmp_path):
     assert "TD310" in refused.stderr
     allowed = run_cli("call", "now_ok", "-m", str(manifest), "--allow-handlers", "tests")
     assert allowed.returncode == 0, allowed.stderr
-    assert allowed.stdout.strip() == "true"
+    assert json.loads(allowed.stdout) == {"old": "v1", "new": "v2"}
 
 
 def test_config_file_feeds_interpolation_and_enabled_when(run_cli, tmp_path):
