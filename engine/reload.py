@@ -18,6 +18,8 @@ distinct classes. It is a development aid; restart for anything structural.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import logging
 import threading
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
@@ -31,9 +33,13 @@ if TYPE_CHECKING:
 
 __all__ = ["Watcher", "watch"]
 
+log = logging.getLogger("engine.reload")
+
 DEBOUNCE_MS = 400
 STEP_MS = 15
 _READY_TICK_MS = 200
+_REARM_SECONDS = 1.0
+"""Pause before watching again after the file watcher itself failed."""
 
 
 def _roots(live: LiveManifests) -> list[Path]:
@@ -87,29 +93,51 @@ async def watch(
     handler_files = live.handler_files
 
     def relevant(_: watchfiles.Change, path: str) -> bool:
-        if live.is_manifest(path) or (reload_handlers and path in handler_files()):
+        try:
+            if live.is_manifest(path) or (reload_handlers and path in handler_files()):
+                return True
+            # A folder moved in or out arrives as one event for the folder itself.
+            candidate = Path(path)
+            return candidate.is_dir() or not candidate.exists()
+        except (OSError, ValueError):  # a name the OS refuses to look at: let apply decide
             return True
-        # A folder moved in or out arrives as one event for the folder itself.
-        candidate = Path(path)
-        return candidate.is_dir() or not candidate.exists()
 
     armed = False
-    async for changes in watchfiles.awatch(
-        *roots,
-        watch_filter=relevant,
-        debounce=debounce_ms,
-        step=step_ms,
-        stop_event=stop_event,
-        rust_timeout=_READY_TICK_MS,
-        yield_on_timeout=True,
-        recursive=True,
-    ):
-        if not armed:
-            armed = True
-            if ready is not None:
-                ready()
-        if changes:
-            live.apply(sorted(path for _, path in changes))
+    while stop_event is None or not stop_event.is_set():
+        try:
+            async for changes in watchfiles.awatch(
+                *roots,
+                watch_filter=relevant,
+                debounce=debounce_ms,
+                step=step_ms,
+                stop_event=stop_event,
+                rust_timeout=_READY_TICK_MS,
+                yield_on_timeout=True,
+                recursive=True,
+            ):
+                if not armed:
+                    armed = True
+                    if ready is not None:
+                        ready()
+                if changes:
+                    _apply(live, sorted(path for _, path in changes))
+            return
+        except (Exception, SystemExit) as exc:  # the watch itself broke: re-arm, never end
+            log.warning("the manifest watcher failed (%s: %s); re-arming", type(exc).__name__, exc)
+            if stop_event is not None:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(stop_event.wait(), _REARM_SECONDS)
+            else:
+                await asyncio.sleep(_REARM_SECONDS)
+            roots = [root for root in _roots(live) if root.exists()] or roots
+
+
+def _apply(live: LiveManifests, paths: list[str]) -> None:
+    """Feed one batch to ``live``; nothing in a batch may end the watch loop."""
+    try:
+        live.apply(paths)
+    except (Exception, SystemExit) as exc:  # LiveManifests contains file problems already
+        log.error("a reload failed inside tooldeck: %s: %s", type(exc).__name__, exc)
 
 
 class Watcher:
@@ -157,10 +185,14 @@ class Watcher:
             self._ready.set()
 
     def stop(self, timeout: float = 10.0) -> None:
-        if self._loop is not None and self._stop is not None:
-            self._loop.call_soon_threadsafe(self._stop.set)
-        if self._thread is not None:
-            self._thread.join(timeout)
+        """Stop watching and wait up to ``timeout`` for the thread; never raises."""
+        loop, stop = self._loop, self._stop
+        if loop is not None and stop is not None:
+            with contextlib.suppress(RuntimeError):  # the loop already ended
+                loop.call_soon_threadsafe(stop.set)
+        thread = self._thread
+        if thread is not None and thread is not threading.current_thread():
+            thread.join(timeout)
 
     def __enter__(self) -> Watcher:
         return self.start()

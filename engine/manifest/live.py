@@ -11,6 +11,10 @@ edit and calls in flight finish on the version they started with.
 - A name that would clash with another file (or with code) keeps the
   previous version of the file that introduced it, reported at both places.
 - A deleted file removes its entries; that is a change, not an error.
+- Nothing a file or a handler module does can end the reloading: a failure
+  inside tooldeck while reloading a file becomes a TD299 diagnostic on that
+  file (its last good version stays, ``reload_status.ok`` turns false) and
+  the next good edit applies as usual.
 
 It knows nothing of file watching: :mod:`engine.reload` feeds it changed
 paths from watchfiles, tests and other watchers can call :meth:`apply`.
@@ -28,7 +32,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from engine.diagnostics import Diagnostic, Severity
+from engine.diagnostics import Diagnostic, Severity, SourceLocation
 from engine.errors import DuplicateToolError
 from engine.manifest.build import Bundle
 from engine.manifest.loader import GROUP_PREFIX, SUFFIXES, discover, load_file, register_config
@@ -191,10 +195,21 @@ class LiveManifests:
         return [f for f in self.documents if f in self._good and self._good[f].active]
 
     def apply(self, changed: Iterable[str | Path], *, notify: bool = True) -> ReloadEvent:
-        """Re-read the changed files and swap their new versions in, all at once."""
+        """Re-read the changed files and swap their new versions in, all at once.
+
+        Never raises for what a file or handler module contains: an unexpected
+        failure is reported as TD299 on the files involved, which keep their
+        last good version.
+        """
         started = time.perf_counter()
+        changed = list(changed)
         with self._lock:
-            event = self._apply(changed, started)
+            try:
+                event = self._apply(changed, started)
+            except BaseException as exc:
+                if not _contained(exc):
+                    raise
+                event = self._failed(changed, exc, started)
             if not event.files and not event.diagnostics:
                 return event  # nothing relevant changed: no reload to report
             self._reloads += 1
@@ -208,6 +223,58 @@ class LiveManifests:
         if notify:
             self._notify(event)
         return event
+
+    def _load(self, file: str) -> tuple[YamlDocument, Bundle | None]:
+        """One file through the loader; a failure inside tooldeck is that file's TD299."""
+        try:
+            return load_file(
+                file,
+                registry=self.registry,
+                config=self.config,
+                allowed=self.allowed,
+                app_class=self.app_class,
+                environ=self.environ,
+            )
+        except BaseException as exc:
+            if not _contained(exc):
+                raise
+            log.debug("loading %s failed inside tooldeck", file, exc_info=exc)
+            reason = self._redact(f"{type(exc).__name__}: {exc}"[:300])
+            diagnostic = Diagnostic(
+                code="TD299",
+                message=f"loading this file failed inside tooldeck ({reason}); it was skipped",
+                location=SourceLocation(file=file, line=1, column=1),
+            )
+            return YamlDocument(file=file, data=None, root=None, diagnostics=[diagnostic]), None
+
+    def _failed(
+        self, changed: list[str | Path], exc: BaseException, started: float
+    ) -> ReloadEvent:
+        """The event for a reload that failed inside tooldeck: every file involved is held."""
+        files = [str(p) for p in changed if self.is_manifest(p)] or [str(p) for p in changed]
+        reason = self._redact(f"{type(exc).__name__}: {exc}"[:300])
+        log.debug("reloading %s failed inside tooldeck", ", ".join(files), exc_info=exc)
+        diagnostics = []
+        for file in files:
+            diagnostic = Diagnostic(
+                code="TD299",
+                message=f"reloading this file failed inside tooldeck ({reason}); "
+                "its last good version stays in force",
+                location=SourceLocation(file=file, line=1, column=1),
+            )
+            diagnostics.append(diagnostic)
+            self._errors[file] = (diagnostic,)
+        kept = tuple(f for f in files if f in self._good)
+        return ReloadEvent(
+            diagnostics=tuple(diagnostics),
+            kept=kept,
+            files=tuple(files),
+            duration=time.perf_counter() - started,
+        )
+
+    def _redact(self, text: str) -> str:
+        secrets = self.registry.secrets
+        return secrets.redact(text) if secrets else text
 
     def _notify(self, event: ReloadEvent) -> None:
         for diagnostic in event.diagnostics:
@@ -226,7 +293,7 @@ class LiveManifests:
         for callback in list(self._subscribers):
             try:
                 callback(event)
-            except Exception as exc:  # one broken listener must not stop the others
+            except (Exception, SystemExit) as exc:  # one broken listener must not stop the others
                 log.warning(
                     "reload subscriber %r failed: %s: %s", callback, type(exc).__name__, exc
                 )
@@ -264,14 +331,7 @@ class LiveManifests:
                 self.documents.pop(file, None)
                 self.bundles.pop(file, None)
                 continue
-            doc, bundle = load_file(
-                file,
-                registry=self.registry,
-                config=self.config,
-                allowed=self.allowed,
-                app_class=self.app_class,
-                environ=self.environ,
-            )
+            doc, bundle = self._load(file)
             self.documents[file] = doc
             if bundle is not None:
                 self.bundles[file] = bundle
@@ -347,7 +407,9 @@ class LiveManifests:
             return None
         try:
             importlib.reload(module)
-        except Exception as exc:
+        except BaseException as exc:
+            if not _contained(exc):
+                raise
             return f"{type(exc).__name__}: {exc}"
         return None
 
@@ -505,6 +567,20 @@ class LiveManifests:
                 if module:
                     modules.setdefault(module, set()).add(file)
         self._modules = modules
+
+
+def _contained(exc: BaseException) -> bool:
+    """Whether a failure while reloading is reported as a diagnostic rather than raised.
+
+    Everything is contained (``SystemExit`` from a module's top level
+    included) except a real Ctrl-C on the main thread; a watcher thread
+    contains even a ``KeyboardInterrupt`` that module code raises.
+    """
+    if isinstance(exc, GeneratorExit):
+        return False
+    if isinstance(exc, KeyboardInterrupt):
+        return threading.current_thread() is not threading.main_thread()
+    return True
 
 
 def _names(bundle: Bundle) -> list[tuple[tuple[str, str], tuple[str | int, ...]]]:
