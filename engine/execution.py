@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import inspect
+import json
 import logging
 import re
 import time
@@ -174,9 +175,22 @@ def _no_approver(prepared: PreparedTool, call_id: str) -> ToolResult:
 
 
 def _decision(value: Any) -> Decision:
+    """Only ``True`` or an approving :class:`Decision` approves; anything else denies.
+
+    A truthy string, a non-empty list or ``1`` from a careless approver must
+    not run a side effect: approval is explicit or it is not given.
+    """
     if isinstance(value, Decision):
-        return value
-    return Decision(bool(value))
+        return value if value.approved is True else Decision(False, value.reason)
+    if value is True:
+        return Decision(True)
+    if value is False:
+        return Decision(False)
+    return Decision(
+        False,
+        f"the approver answered {type(value).__name__}, not True or a Decision; "
+        "only an explicit approval runs a side effect",
+    )
 
 
 def _denied_by(prepared: PreparedTool, call_id: str, decision: Decision) -> ToolResult:
@@ -204,28 +218,42 @@ def _timeout_result(prepared: PreparedTool, call_id: str, timeout: float) -> Too
     )
 
 
-_CONFIG_REF = re.compile(r"\$\{config:([^}]+)\}")
+_PLACEHOLDER = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
 
-def _substitute(value: Any, config: Mapping[str, Any]) -> Any:
-    """Seed behaviour, opt-in: ``${config:key}`` in a string result is filled from config."""
+def _substitute(value: Any, args: Mapping[str, Any]) -> Any:
+    """The seed's result substitution, opt-in: ``${param}`` in a string result becomes that
+    argument's value in this call.
+
+    Only the call's own validated arguments are used, in one pass: a
+    substituted value is never scanned again, and ``${config:...}`` or
+    ``${env:...}`` in a result (text a model may have sent through a file or
+    an argument) is left exactly as it is, so no configuration value or
+    secret can be pulled out through a result.
+    """
     if not isinstance(value, str) or "${" not in value:
         return value
 
     def one(match: re.Match[str]) -> str:
-        node: Any = config
-        for part in match.group(1).split("."):
-            if not isinstance(node, Mapping) or part not in node:
-                return match.group(0)
-            node = node[part]
-        return str(node)
+        name = match.group(1)
+        if name not in args:
+            return match.group(0)
+        found = args[name]
+        if isinstance(found, str):
+            return found
+        try:
+            return json.dumps(found, ensure_ascii=False)
+        except (TypeError, ValueError):
+            return match.group(0)
 
-    return _CONFIG_REF.sub(one, value)
+    return _PLACEHOLDER.sub(one, value)
 
 
-def _finish(prepared: PreparedTool, value: Any, env: CallEnv, call_id: str) -> ToolResult:
+def _finish(
+    prepared: PreparedTool, value: Any, args: Mapping[str, Any], call_id: str
+) -> ToolResult:
     if prepared.spec.substitute_result:
-        value = _substitute(value, env.config)
+        value = _substitute(value, args)
     return finish(prepared, value, call_id)
 
 
@@ -314,7 +342,7 @@ def _body(  # noqa: PLR0917
                 continue
             result = failed(prepared, exc, call_id)
         else:
-            result = _finish(prepared, value, env, call_id)
+            result = _finish(prepared, value, args, call_id)
         result.attempts = attempt
         return result
 

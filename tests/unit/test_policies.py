@@ -424,17 +424,17 @@ async def test_async_hooks_under_acall():
 
 
 # -------------------------------------------------------- substitution, logs
-def test_string_results_get_config_substitution_only_when_opted_in():
+def test_string_results_get_argument_substitution_only_when_opted_in():
+    def greet(name: str, times: int = 2) -> str:
+        return "Hello ${name} x${times}! ${missing} ${config:shop.name}"
+
     registry = ToolRegistry(config={"shop": {"name": "Acme"}})
-    registry.add_tool("greet", "Greet.", lambda: "Welcome to ${config:shop.name}!")
-    registry.add_tool(
-        "greet2",
-        "Greet.",
-        lambda: "Welcome to ${config:shop.name}! ${config:missing}",
-        substitute_result=True,
-    )
-    assert registry.call("greet").text == "Welcome to ${config:shop.name}!"
-    assert registry.call("greet2").text == "Welcome to Acme! ${config:missing}"
+    registry.add_tool("greet", "Greet.", greet)
+    registry.add_tool("greet2", "Greet.", greet, substitute_result=True)
+    plain = registry.call("greet", {"name": "Ada"}).text
+    assert plain == "Hello ${name} x${times}! ${missing} ${config:shop.name}"
+    filled = registry.call("greet2", {"name": "Ada"}).text
+    assert filled == "Hello Ada x2! ${missing} ${config:shop.name}"
 
 
 def test_one_log_line_per_failed_call_without_secret_values(caplog):
