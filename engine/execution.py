@@ -10,10 +10,12 @@ module runs the rest through the same steps (``validate_call``,
 The steps are written once, as a generator of effects; a sync and an async
 driver carry the effects out.
 
-A sync handler past its timeout cannot be killed: the caller gets a
-``timeout`` result on time and the thread finishes in the background, inside
-the bounded :class:`~engine.policies.WorkerPool` so abandoned threads never
-pile up. Async handlers are cancelled.
+A sync handler past its timeout: the caller gets a ``timeout`` result on
+time, and :meth:`~engine.workers.WorkerPool.interrupt` raises
+:class:`~engine.workers.HandlerTimedOut` inside it, which stops Python code
+at its next bytecode (a blocking C call finishes first, still inside the
+bounded pool, so abandoned threads never pile up). Async handlers are
+cancelled.
 """
 
 from __future__ import annotations
@@ -421,6 +423,7 @@ def _attempt_sync(
         return future.result(timeout=timeout)
     except TimeoutError:
         if not future.done():
+            pool.interrupt(future)  # a CPU-bound Python handler stops instead of running on
             raise _TimedOut from None
         raise
 
@@ -500,11 +503,13 @@ async def _attempt_async(
     if prepared.spec.inline:
         return handler(**kwargs)
     context = contextvars.copy_context()
-    future = asyncio.wrap_future(pool.submit(lambda: context.run(handler, **kwargs)))
+    running = pool.submit(lambda: context.run(handler, **kwargs))
+    future = asyncio.wrap_future(running)
     if timeout is None:
         return await future
     done, _ = await asyncio.wait({future}, timeout=timeout)
     if not done:
+        pool.interrupt(running)  # a CPU-bound Python handler stops instead of running on
         future.cancel()  # detaches the thread's eventual result from this loop
         raise _TimedOut
     return future.result()

@@ -8,11 +8,11 @@ never touches this module on its call path.
 from __future__ import annotations
 
 import random
-import threading
 from collections.abc import Awaitable, Callable, Mapping
-from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeAlias
+
+from engine.workers import PoolSaturated, WorkerPool
 
 if TYPE_CHECKING:
     from engine.model import ToolResult, ToolSpec
@@ -120,47 +120,3 @@ BeforeHook: TypeAlias = Callable[[CallEvent], "ToolResult | Awaitable[ToolResult
 AfterHook: TypeAlias = Callable[[CallEvent, "ToolResult"], "Awaitable[None] | None"]
 
 
-class PoolSaturated(RuntimeError):
-    """Every worker thread is busy (some possibly with abandoned, timed-out calls)."""
-
-
-class WorkerPool:
-    """A bounded thread pool that refuses work instead of queueing without end.
-
-    A sync handler that outlives its timeout cannot be killed; its thread
-    keeps its slot until the handler returns, so abandoned calls can never
-    grow past ``max_workers`` threads. When all slots are taken, ``submit``
-    raises :class:`PoolSaturated` and the caller gets a clear error.
-    """
-
-    def __init__(self, max_workers: int = 32) -> None:
-        self.max_workers = max_workers
-        self._slots = threading.BoundedSemaphore(max_workers)
-        self._executor: ThreadPoolExecutor | None = None
-        self._lock = threading.Lock()
-
-    def submit(self, fn: Callable[[], Any]) -> Future[Any]:
-        if not self._slots.acquire(blocking=False):
-            raise PoolSaturated(
-                f"all {self.max_workers} tool worker threads are busy (slow or timed-out "
-                "calls still running); try again shortly"
-            )
-        with self._lock:
-            if self._executor is None:
-                self._executor = ThreadPoolExecutor(
-                    max_workers=self.max_workers, thread_name_prefix="tooldeck-tool"
-                )
-            executor = self._executor
-        try:
-            future = executor.submit(fn)
-        except BaseException:
-            self._slots.release()
-            raise
-        future.add_done_callback(lambda _: self._slots.release())
-        return future
-
-    def shutdown(self) -> None:
-        with self._lock:
-            executor, self._executor = self._executor, None
-        if executor is not None:
-            executor.shutdown(wait=False, cancel_futures=True)

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from engine.cli.importpath import project_importable_last
 from engine.diagnostics import Diagnostic, Severity
 from engine.manifest.loader import LoadResult, load_manifests
 from engine.policies import ApprovalCallback, ApprovalRequest, Decision
@@ -153,10 +154,7 @@ def load(
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    # Like uvicorn's --app-dir default: handler modules of the project being worked
-    # on (``--allow-handlers myapp.tools``) import from the current directory.
-    if "" not in sys.path and str(Path.cwd()) not in sys.path:
-        sys.path.insert(0, str(Path.cwd()))
+    project_importable_last()
     try:
         return COMMANDS[args.command](args)
     except UsageError as exc:
