@@ -18,7 +18,10 @@ re-levelled; problems that stop a file from loading are always errors.
 
 from __future__ import annotations
 
+import dis
+import inspect
 import tomllib
+import types
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -347,6 +350,60 @@ def _format_not_checked(ctx: LintContext) -> Iterator[Diagnostic]:
                     f"checked formats: {', '.join(sorted(known))}",
                     spec.name,
                 )
+
+
+@rule("TD410", "timeout-not-enforceable", Severity.WARNING)
+def _timeout_not_enforceable(ctx: LintContext) -> Iterator[Diagnostic]:
+    """A ``timeout`` on a tool whose handler cannot be pre-empted when it runs over.
+
+    Why: tooldeck enforces a timeout by cancelling an async handler at its
+    next ``await`` or by interrupting a sync handler on its worker thread. An
+    ``inline: true`` tool runs on the caller's event loop thread, and an
+    ``async def`` handler that never awaits has no point where it can be
+    cancelled: either one holds everything else up for as long as it runs,
+    whatever the timeout says.
+
+    Bad:  ``inline: true`` with ``timeout: 2s``
+    Good: ``timeout: 2s`` without ``inline`` (the handler runs on a worker thread)
+    """
+    for bundle, spec, path, entry in ctx.tools():
+        if spec.timeout is None:
+            continue
+        if spec.inline:
+            why = "it runs inline on the caller's event loop"
+        elif _never_awaits(spec.handler):
+            why = "its async handler never awaits, so it cannot be cancelled"
+        else:
+            continue
+        where = (*path, "timeout") if "timeout" in entry else path
+        yield ctx.at(
+            bundle,
+            where,
+            "TD410",
+            f"tool {spec.name!r} declares a timeout that cannot be enforced: {why}; "
+            "remove `inline`, or make the handler await (or a plain function)",
+            spec.name,
+        )
+
+
+_AWAIT_OPS = frozenset(
+    {"GET_AWAITABLE", "GET_AITER", "GET_ANEXT", "BEFORE_ASYNC_WITH", "YIELD_VALUE", "SEND"}
+)
+
+
+def _never_awaits(handler: Any) -> bool:
+    """Whether ``handler`` is a coroutine function with no await point anywhere in its code."""
+    function = inspect.unwrap(getattr(handler, "__func__", handler))
+    if not inspect.iscoroutinefunction(function):
+        return False
+    code = getattr(function, "__code__", None)
+    return code is not None and not _has_await(code)
+
+
+def _has_await(code: types.CodeType) -> bool:
+    if any(op.opname in _AWAIT_OPS for op in dis.get_instructions(code)):
+        return True
+    return any(isinstance(c, types.CodeType) and _has_await(c) for c in code.co_consts)
 
 
 RULE_BY_CODE = {r.code: r for r in RULES}
