@@ -52,6 +52,7 @@ from engine.policies import (
     PoolSaturated,
     WorkerPool,
 )
+from engine.secrets import Secrets
 
 __all__ = ["Policy", "arun_guarded", "run_guarded", "tracing_active"]
 
@@ -71,6 +72,11 @@ class Policy:
     trace_arguments: bool = False
     tracer_provider: Any = None
     """An OpenTelemetry TracerProvider; None uses the global one (no-op until an SDK is set)."""
+    secrets: Secrets | None = None
+    """Masked in what spans record (arguments and results with ``trace_arguments``)."""
+
+    def redact(self, text: str) -> str:
+        return self.secrets.redact(text) if self.secrets else text
 
     @property
     def active(self) -> bool:
@@ -143,7 +149,7 @@ def _start_span(prepared: PreparedTool, call_id: str, arguments: Any, policy: Po
         "tooldeck.bundle": prepared.spec.bundle or "",
     }
     if policy.trace_arguments:
-        attributes["tooldeck.arguments"] = (
+        attributes["tooldeck.arguments"] = policy.redact(
             arguments if isinstance(arguments, str) else repr(arguments)
         )
     return tracer.start_as_current_span(f"execute_tool {prepared.name}", attributes=attributes)
@@ -154,7 +160,7 @@ def _end_span(span: Any, result: ToolResult, started: float, policy: Policy) -> 
     span.set_attribute("tooldeck.attempts", result.attempts)
     span.set_attribute("tooldeck.duration_ms", (time.perf_counter() - started) * 1000)
     if policy.trace_arguments and result.ok:
-        span.set_attribute("tooldeck.result", result.text[:4096])
+        span.set_attribute("tooldeck.result", policy.redact(result.text)[:4096])
     if not result.ok:
         from opentelemetry.trace import Status, StatusCode
 

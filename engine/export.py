@@ -65,8 +65,10 @@ def export_tools(
             and the ``via="hosted"`` MCP servers after the function tools.
             ``via="client"`` servers are never exported here: their tools are
             registered as ordinary tools once tooldeck connects to them.
-        redact: applied to every string value of the output (not to keys), e.g.
-            to mask secrets that came from the environment before logging.
+        redact: applied to every string value of the output (not to keys:
+            interpolation never fills them) and to the message of a
+            ``ValueError``, e.g. ``registry.secrets.redact``. Applied to the
+            data, before anyone serialises it, so escaping cannot hide a secret.
 
     The result is fresh (deep-copied) data: changing it never changes the
     registry. Output is deterministic for a given registry.
@@ -80,8 +82,9 @@ def export_tools(
         use_strict = strict if strict is not None else bool(spec.strict)
         try:
             out.append(_export_one(provider, spec, name, schema, use_strict))
-        except ValueError as exc:
-            raise ValueError(f"tool {spec.name!r} ({provider}): {exc}") from None
+        except ValueError as exc:  # its message may quote schema values
+            message = f"tool {spec.name!r} ({provider}): {exc}"
+            raise ValueError(message if redact is None else redact(message)) from None
     if include_hosted and provider == "openai-responses":
         search = registry.web_search()
         if search is not None:

@@ -173,6 +173,8 @@ class ToolRegistry:
         self._env = CallEnv(self._settings.project_dir, self._settings.config)
         self._snapshot = _EMPTY
         self._lock = threading.RLock()
+        self.secrets = Secrets()
+        """Values never shown in output (the manifest loader adds env values)."""
         self._policy = Policy(
             default_timeout=default_timeout,
             approve=approve,
@@ -180,6 +182,7 @@ class ToolRegistry:
             pool=WorkerPool(max_workers),
             trace_arguments=trace_arguments,
             tracer_provider=tracer_provider,
+            secrets=self.secrets,
         )
         self._fast = not self._policy.active
         """No registry-wide policy: plain tools may take the fast path."""
@@ -187,8 +190,6 @@ class ToolRegistry:
         self._subscribers: list[Callable[[str | None, RegistryChange], Any]] = []
         self.reload_status: Any = None
         """Set by :mod:`engine.reload` while manifests are watched: the last reload's outcome."""
-        self.secrets = Secrets()
-        """Values never shown in error results (the manifest loader adds env values)."""
 
     @classmethod
     def from_manifests(
@@ -688,6 +689,8 @@ class ToolRegistry:
                 )
         if not result.ok:
             self._failed(result, raise_errors)
+        elif self.secrets:
+            _redact(result, self.secrets)
         return result
 
     async def acall(
@@ -730,6 +733,8 @@ class ToolRegistry:
                 )
         if not result.ok:
             self._failed(result, raise_errors)
+        elif self.secrets:
+            _redact(result, self.secrets)
         return result
 
     def _failed(self, result: ToolResult, raise_errors: bool | None) -> None:
@@ -745,7 +750,7 @@ class ToolRegistry:
             result.attempts,
         )
         if self._settings.raise_errors if raise_errors is None else raise_errors:
-            _raise(result)
+            _raise(result, self.secrets)
 
     # ------------------------------------------------------------------ batches
     def call_many(
@@ -820,7 +825,15 @@ class ToolRegistry:
         entry = self._snapshot.prompts.get(name)
         if entry is None:
             raise ToolCallError("unknown_tool", f"prompt {name!r} does not exist", tool_name=name)
-        return entry.render(arguments, self._env)
+        if not self.secrets:
+            return entry.render(arguments, self._env)
+        try:
+            message = entry.render(arguments, self._env)
+        except ToolCallError as exc:
+            raise ToolCallError(
+                exc.kind, self.secrets.redact(exc.message), tool_name=exc.tool_name
+            ) from None
+        return replace(message, text=self.secrets.redact(message.text))
 
     def close(self) -> None:
         """Shut down the worker threads this registry created."""
@@ -962,13 +975,17 @@ def _diff(  # noqa: PLR0917 - one argument per part of the snapshot
     )
 
 
-def _raise(result: ToolResult) -> None:
+def _raise(result: ToolResult, secrets: Secrets) -> None:
     error = result.error
     assert error is not None
-    raise ToolCallError(error.kind, error.message, tool_name=result.tool_name) from error.exception
+    cause = error.exception
+    if cause is not None and secrets and secrets.redact(str(cause)) != str(cause):
+        cause = None  # its message holds a secret; a traceback would print it
+    raise ToolCallError(error.kind, error.message, tool_name=result.tool_name) from cause
 
 
 def _redact(result: ToolResult, secrets: Secrets) -> None:
+    """Mask secrets in what the model and the user read; ``result.value`` stays raw for code."""
     result.text = secrets.redact(result.text)
     if result.error is not None:
         result.error.message = secrets.redact(result.error.message)

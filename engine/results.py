@@ -107,6 +107,8 @@ class ResultShaper:
         text = _dumps(value) if self.spec.format == "json" else to_text(value)
         limit = self.spec.max_chars
         if limit is not None and len(text) > limit:
+            # The marker starts with "\n[...": Secrets.redact (run by the registry on
+            # every result) recognises a secret cut off right before it.
             cut = len(text) - limit
             text = f"{text[:limit]}\n[... truncated {cut} characters; ask for less]"
         return text

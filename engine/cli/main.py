@@ -11,7 +11,7 @@ import argparse
 import json
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -170,7 +170,8 @@ def _report_errors(loaded: Loaded) -> bool:
 
     errors = [d for d in loaded.result.diagnostics if d.severity is Severity.ERROR]
     if errors:
-        text = get_reporter("text").render(errors, files_checked=len(loaded.result.files))
+        reporter = get_reporter("text", secrets=loaded.registry.secrets)
+        text = reporter.render(errors, files_checked=len(loaded.result.files))
         sys.stderr.write(text)
     return bool(errors)
 
@@ -184,9 +185,8 @@ def cmd_lint(args: argparse.Namespace) -> int:
     found: list[Diagnostic] = [*setting_problems]
     found.extend(loaded.result.diagnostics)
     found.extend(lint(loaded.result, loaded.registry, settings))
-    sys.stdout.write(
-        get_reporter(args.format).render(found, files_checked=len(loaded.result.files))
-    )
+    reporter = get_reporter(args.format, secrets=loaded.registry.secrets)
+    sys.stdout.write(reporter.render(found, files_checked=len(loaded.result.files)))
     failing = {Severity.ERROR, Severity.WARNING} if args.strict else {Severity.ERROR}
     return EXIT_PROBLEM if any(d.severity in failing for d in found) else EXIT_OK
 
@@ -295,25 +295,39 @@ def _print_listing(listing: dict[str, Any]) -> None:
         print("no tools", file=sys.stderr)
 
 
-def ask_on_terminal(request: ApprovalRequest) -> Decision:
-    """Show the exact call and ask y/N; without a terminal, deny and say how to approve."""
-    if not sys.stdin.isatty():
-        return Decision.deny("approval is required; run `tooldeck call` with --yes to approve")
-    effect = request.tool.effect or "it changes something outside tooldeck"
-    arguments = json.dumps(dict(request.arguments), ensure_ascii=False, default=str)
-    sys.stderr.write(
-        f"Tool {request.tool.name!r} has side effects: {effect}.\n"
-        f"  arguments: {arguments}\nRun it? [y/N] "
-    )
-    sys.stderr.flush()
-    answer = sys.stdin.readline().strip().lower()
-    if answer in ("y", "yes"):
-        return Decision.approve()
-    return Decision.deny("the user declined at the terminal")
+class TerminalApprover:
+    """Shows the exact call and asks y/N; without a terminal, denies and says how to approve.
+
+    ``redact`` is set once the registry exists, so the arguments shown never
+    include a secret from the environment (a default filled from ``${env:...}``).
+    """
+
+    def __init__(self) -> None:
+        self.redact: Callable[[str], str] = str
+
+    def __call__(self, request: ApprovalRequest) -> Decision:
+        if not sys.stdin.isatty():
+            return Decision.deny("approval is required; run `tooldeck call` with --yes to approve")
+        effect = request.tool.effect or "it changes something outside tooldeck"
+        arguments = json.dumps(dict(request.arguments), ensure_ascii=False, default=str)
+        sys.stderr.write(
+            self.redact(
+                f"Tool {request.tool.name!r} has side effects: {effect}.\n"
+                f"  arguments: {arguments}\n"
+            )
+            + "Run it? [y/N] "
+        )
+        sys.stderr.flush()
+        answer = sys.stdin.readline().strip().lower()
+        if answer in ("y", "yes"):
+            return Decision.approve()
+        return Decision.deny("the user declined at the terminal")
 
 
 def cmd_call(args: argparse.Namespace) -> int:
-    loaded = load(args, approve=(lambda _: True) if args.yes else ask_on_terminal)
+    terminal = TerminalApprover()
+    loaded = load(args, approve=(lambda _: True) if args.yes else terminal)
+    terminal.redact = loaded.registry.secrets.redact
     _report_errors(loaded)
     result = loaded.registry.call(args.name, args.args)
     if result.ok:
@@ -328,12 +342,16 @@ def cmd_export(args: argparse.Namespace) -> int:
 
     loaded = load(args)
     failed = _report_errors(loaded)
-    definitions = export_tools(
-        loaded.registry,
-        args.provider,
-        strict=True if args.strict else None,
-        redact=loaded.registry.secrets.redact,
-    )
+    try:
+        definitions = export_tools(
+            loaded.registry,
+            args.provider,
+            strict=True if args.strict else None,
+            redact=loaded.registry.secrets.redact,
+        )
+    except ValueError as exc:  # strict mode refuses a schema; the message is already redacted
+        print(f"tooldeck: cannot export for {args.provider}: {exc}", file=sys.stderr)
+        return EXIT_PROBLEM
     print(json.dumps(definitions, indent=2, ensure_ascii=False))
     return EXIT_PROBLEM if failed else EXIT_OK
 

@@ -1,10 +1,17 @@
 """Reporters: turn diagnostics into the text ``tooldeck lint --format NAME`` prints.
 
-Modelled on check-jsonschema's reporters: each format is a small class with one
-method, :meth:`Reporter.render`, that takes every diagnostic of a run at once
-(plus how many files were checked) and returns the whole output as one string.
-The CLI picks a class by name through :data:`REPORTER_BY_NAME` /
-:func:`get_reporter` and writes the string to standard output as is.
+Modelled on check-jsonschema's reporters: each format is a small class whose
+:meth:`Reporter.render` takes every diagnostic of a run at once (plus how many
+files were checked) and returns the whole output as one string. The CLI picks
+a class by name through :data:`REPORTER_BY_NAME` / :func:`get_reporter` and
+writes the string to standard output as is.
+
+Secrets: a reporter built with ``secrets=`` (the registry's
+:class:`~engine.secrets.Secrets`) masks them in every diagnostic in
+:meth:`Reporter.render`, before a format quotes, escapes or percent-encodes
+anything; formats implement :meth:`Reporter.emit` and only ever see redacted
+diagnostics. Redacting the finished output instead would miss a secret that
+JSON wrote as ``\\u00e9`` or ``\\"``, or GitHub as ``%2C``.
 
 Formats:
 
@@ -37,6 +44,7 @@ from typing import Any, ClassVar
 from urllib.parse import quote
 
 from engine.diagnostics import Diagnostic, Severity
+from engine.secrets import Secrets
 
 __all__ = [
     "REPORTER_BY_NAME",
@@ -82,14 +90,29 @@ def _plural(n: int, word: str) -> str:
 
 
 class Reporter(ABC):
-    """Renders every diagnostic of one lint run as the text of one output format."""
+    """Renders every diagnostic of one lint run as the text of one output format.
+
+    ``secrets``: values shown as ``***`` in every message and tool name.
+    """
 
     name: ClassVar[str]
     """The ``--format`` value that selects this reporter."""
 
-    @abstractmethod
+    def __init__(self, *, secrets: Secrets | None = None) -> None:
+        self.secrets = secrets
+
     def render(self, diagnostics: Sequence[Diagnostic], *, files_checked: int) -> str:
-        """The whole output for ``diagnostics`` found in ``files_checked`` files."""
+        """The whole output for ``diagnostics`` found in ``files_checked`` files.
+
+        The one place diagnostics are redacted: before :meth:`emit` formats them.
+        """
+        if self.secrets:
+            diagnostics = [self.secrets.redact_diagnostic(d) for d in diagnostics]
+        return self.emit(diagnostics, files_checked=files_checked)
+
+    @abstractmethod
+    def emit(self, diagnostics: Sequence[Diagnostic], *, files_checked: int) -> str:
+        """The format itself: ``diagnostics`` are already redacted."""
 
 
 class TextReporter(Reporter):
@@ -103,7 +126,7 @@ class TextReporter(Reporter):
 
     name = "text"
 
-    def render(self, diagnostics: Sequence[Diagnostic], *, files_checked: int) -> str:
+    def emit(self, diagnostics: Sequence[Diagnostic], *, files_checked: int) -> str:
         lines = [self.format_line(d) for d in sort_diagnostics(diagnostics)]
         lines.append(self.summary(diagnostics, files_checked=files_checked))
         return "\n".join(lines) + "\n"
@@ -137,7 +160,7 @@ class JsonReporter(Reporter):
     name = "json"
     FORMAT_VERSION: ClassVar[int] = 1
 
-    def render(self, diagnostics: Sequence[Diagnostic], *, files_checked: int) -> str:
+    def emit(self, diagnostics: Sequence[Diagnostic], *, files_checked: int) -> str:
         document = {
             "version": self.FORMAT_VERSION,
             "files_checked": files_checked,
@@ -190,7 +213,7 @@ class GitHubReporter(Reporter):
 
     name = "github"
 
-    def render(self, diagnostics: Sequence[Diagnostic], *, files_checked: int) -> str:
+    def emit(self, diagnostics: Sequence[Diagnostic], *, files_checked: int) -> str:
         lines = [self.format_command(d) for d in sort_diagnostics(diagnostics)]
         return "".join(f"{line}\n" for line in lines)
 
@@ -233,15 +256,17 @@ class SarifReporter(Reporter):
         rule_help: Mapping[str, str] | None = None,
         *,
         base_dir: str | os.PathLike[str] | None = None,
+        secrets: Secrets | None = None,
     ) -> None:
+        super().__init__(secrets=secrets)
         self.rule_help: Mapping[str, str] = dict(rule_help or {})
         self.base_dir = base_dir
 
-    def render(self, diagnostics: Sequence[Diagnostic], *, files_checked: int) -> str:
+    def emit(self, diagnostics: Sequence[Diagnostic], *, files_checked: int) -> str:
         return json.dumps(self.to_log(diagnostics), indent=2, ensure_ascii=False) + "\n"
 
     def to_log(self, diagnostics: Sequence[Diagnostic]) -> dict[str, Any]:
-        """The SARIF log as a JSON-ready dict."""
+        """The SARIF log as a JSON-ready dict (``diagnostics`` as given: not redacted here)."""
         ordered = sort_diagnostics(diagnostics)
         first_message: dict[str, str] = {}
         for diagnostic in ordered:
@@ -346,8 +371,8 @@ REPORTER_BY_NAME: dict[str, type[Reporter]] = {
 """``--format`` value -> reporter class; every class builds with no arguments."""
 
 
-def get_reporter(name: str) -> Reporter:
-    """A default-configured reporter for ``--format name``.
+def get_reporter(name: str, *, secrets: Secrets | None = None) -> Reporter:
+    """A default-configured reporter for ``--format name`` that masks ``secrets``.
 
     Raises:
         ValueError: ``name`` is not a key of :data:`REPORTER_BY_NAME`; the message
@@ -358,4 +383,4 @@ def get_reporter(name: str) -> Reporter:
     except KeyError:
         allowed = ", ".join(sorted(REPORTER_BY_NAME))
         raise ValueError(f"unknown report format {name!r}; expected one of: {allowed}") from None
-    return cls()
+    return cls(secrets=secrets)

@@ -360,9 +360,7 @@ class LiveManifests:
         )
 
     def _redacted(self, diagnostic: Diagnostic) -> Diagnostic:
-        if not self.registry.secrets:
-            return diagnostic
-        return replace(diagnostic, message=self.registry.secrets.redact(diagnostic.message))
+        return self.registry.secrets.redact_diagnostic(diagnostic)
 
     def _classify(self, changed: Iterable[str | Path]) -> tuple[set[str], set[str]]:
         manifests: set[str] = set()
