@@ -247,9 +247,7 @@ class LiveManifests:
             )
             return YamlDocument(file=file, data=None, root=None, diagnostics=[diagnostic]), None
 
-    def _failed(
-        self, changed: list[str | Path], exc: BaseException, started: float
-    ) -> ReloadEvent:
+    def _failed(self, changed: list[str | Path], exc: BaseException, started: float) -> ReloadEvent:
         """The event for a reload that failed inside tooldeck: every file involved is held."""
         files = [str(p) for p in changed if self.is_manifest(p)] or [str(p) for p in changed]
         reason = self._redact(f"{type(exc).__name__}: {exc}"[:300])

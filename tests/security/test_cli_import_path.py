@@ -46,9 +46,7 @@ def test_lint_and_list_ignore_local_shadows(tmp_path: Path, run_cli):
     assert "read_file" in {tool["name"] for tool in json.loads(listed.stdout)["tools"]}
 
 
-def test_project_handler_modules_still_import_from_the_current_directory(
-    tmp_path: Path, run_cli
-):
+def test_project_handler_modules_still_import_from_the_current_directory(tmp_path: Path, run_cli):
     (tmp_path / "tdsec_local.py").write_text(
         'def hello(name: str) -> str:\n    """Greet."""\n    return f"hello {name}"\n'
     )

@@ -107,7 +107,7 @@ def helper(text: str) -> str:
     return text
 '''
 
-OUTSIDE_PY = '''
+OUTSIDE_PY = """
 import functools
 
 
@@ -120,7 +120,7 @@ def wrap_elsewhere(func):
     def wrapper(*args, **kwargs):
         return func(*args, **kwargs)
     return wrapper
-'''
+"""
 
 
 @pytest.fixture(scope="module")
@@ -186,7 +186,7 @@ ATTACKS = [
 BUNDLED_ATTACKS = [
     "handlers.files:os.system",
     "handlers.files:os.popen",
-    "handlers.files:re.compile",
+    "handlers.files:os.open",
     "handlers.files:Path.cwd",
     "handlers.files:Path.read_text",
     "handlers.files:fnmatchcase",

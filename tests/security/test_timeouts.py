@@ -56,7 +56,8 @@ def test_cpu_bound_handler_is_answered_on_time_and_stopped(swallow: bool):
     started = time.monotonic()
     result = registry.call("spin", {})
     assert time.monotonic() - started < PROMPT
-    assert result.error is not None and result.error.kind == "timeout"
+    assert result.error is not None
+    assert result.error.kind == "timeout"
     assert_stopped(spinner)
 
 
