@@ -15,6 +15,7 @@ import contextlib
 import copy
 import inspect
 import json
+import math
 import re
 import weakref
 from collections.abc import Callable, Iterable, Mapping
@@ -26,14 +27,19 @@ from engine._typing import is_context_annotation, signature_of
 from engine.convert import ConversionError, converter_for
 from engine.errors import RegistrationError
 from engine.model import ParamDescriptor, ToolContext, ToolSpec
+from engine.regex import PatternError
 from engine.results import ResultShaper
 from engine.schema import tool_input_schema
 from engine.validation import (
     Checker,
+    JsonProblem,
     check_fragment,
     compile_checker,
     compile_object_checker,
     describe_errors,
+    parse_json,
+    safe_checker,
+    schema_problem,
     schema_validator,
 )
 
@@ -247,7 +253,7 @@ def prepare_tool(spec: ToolSpec, *, group: str | None = None) -> PreparedTool:
     root_defs = schema.get("$defs")
     try:
         prepared.check = compile_object_checker(spec.params, root_defs=root_defs)
-    except re.error as exc:
+    except PatternError as exc:
         raise RegistrationError(
             f"invalid pattern: {exc}",
             tool_name=spec.name,
@@ -282,17 +288,12 @@ def _prepare_external(
     signature: inspect.Signature | None,
 ) -> None:
     schema = dict(spec.input_schema or {})
-    try:
-        validator = schema_validator(schema)
-        validator.check_schema(schema)
-    except Exception as exc:
-        raise RegistrationError(
-            f"input_schema is not a valid JSON Schema: {exc}",
-            tool_name=spec.name,
-            code="TD104",
-        ) from exc
+    problem = schema_problem(schema)
+    if problem is not None:
+        raise RegistrationError(f"input_schema {problem}", tool_name=spec.name, code="TD104")
+    validator = schema_validator(schema)
     prepared.schema = schema
-    prepared.check = validator.is_valid
+    prepared.check = safe_checker(validator)
     prepared._validator = validator
     prepared.pass_mapping = True
     prepared.null_is_absent = frozenset()
@@ -544,13 +545,15 @@ def _coercer(param: ParamDescriptor) -> Callable[[Any], Any] | None:
                 pass
             if wants_num:
                 try:
-                    return float(text)
+                    number = float(text)
                 except ValueError:
                     pass
+                else:  # "nan", "inf" and "1e999" are no numbers JSON could carry
+                    return number if math.isfinite(number) else value
         if wants_json and text[:1] in ("[", "{"):
             try:
-                return json.loads(text)
-            except (ValueError, RecursionError):
+                return parse_json(text)
+            except JsonProblem:
                 pass
         return value
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import difflib
 import itertools
-import json
 import threading
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import Any
@@ -20,7 +19,16 @@ from typing import Any
 from engine.binding import ArgumentError, CallEnv, MissingInjection, PreparedTool
 from engine.model import ErrorKind, ToolError, ToolResult
 from engine.policies import WorkerPool
+from engine.regex import clip
 from engine.results import UnserializableResult, to_text
+from engine.validation import (
+    MAX_INT_DIGITS,
+    JsonProblem,
+    decode_short_json,
+    lone_surrogate,
+    parse_json,
+    value_problem,
+)
 
 __all__ = [
     "acall_prepared",
@@ -79,28 +87,32 @@ def unknown_tool(name: str, available: Iterable[str], call_id: str) -> ToolResul
 
 
 def parse_arguments(arguments: Any) -> dict[str, Any] | str:
-    """Arguments as a fresh dict, or a model-readable reason they are not an object."""
+    """Arguments as a fresh dict, or a model-readable reason they are not an object.
+
+    Text is parsed by :func:`engine.validation.parse_json` (no NaN, infinities,
+    oversized integers, lone surrogates or invalid UTF-8); a mapping passed
+    from Python is held to the same rules, so a handler never sees a value
+    JSON could not carry.
+    """
     if arguments is None:
         return {}
     if isinstance(arguments, str | bytes | bytearray):
         if not arguments.strip():
             return {}
         try:
-            parsed = json.loads(arguments)
-        except json.JSONDecodeError as exc:
-            return (
-                f"arguments are not valid JSON: {exc.msg} at line {exc.lineno} "
-                f"column {exc.colno} (char {exc.pos}); send a JSON object"
-            )
-        except RecursionError:
-            return "arguments are nested too deeply; send a flatter JSON object"
-        except UnicodeDecodeError:
-            return "arguments are not valid UTF-8 JSON; send a JSON object"
+            parsed = parse_json(arguments)
+        except JsonProblem as exc:
+            return str(exc)
         if not isinstance(parsed, dict):
             return f"arguments must be a JSON object, got {type(parsed).__name__}"
         return parsed
     if isinstance(arguments, Mapping):
-        return dict(arguments)
+        try:
+            args = dict(arguments)
+        except Exception as exc:  # a Mapping whose iteration fails
+            return f"arguments could not be read ({type(exc).__name__}); send a JSON object"
+        problem = value_problem(args)
+        return args if problem is None else problem
     return f"arguments must be a JSON object, got {type(arguments).__name__}"
 
 
@@ -143,8 +155,19 @@ def bind_call(
         )
 
 
+_MAX_PROBLEMS = 12
+"""Lines an invalid-arguments message lists; the rest are counted."""
+
+_MAX_PROBLEM_CHARS = 300
+"""Characters per listed problem (a value quoted in it is already cut shorter)."""
+
+
 def _invalid(prepared: PreparedTool, problems: list[str], call_id: str) -> ToolResult:
-    lines = "\n".join(f"- {p}" for p in problems)
+    """The invalid-arguments result; its message stays a few KB whatever ``problems`` holds."""
+    shown = [clip(p, _MAX_PROBLEM_CHARS) for p in problems[:_MAX_PROBLEMS]]
+    if len(problems) > _MAX_PROBLEMS:
+        shown.append(f"and {len(problems) - _MAX_PROBLEMS:,} more problems")
+    lines = "\n".join(f"- {p}" for p in shown)
     message = (
         f"invalid arguments for tool {prepared.name!r}:\n{lines}\n"
         "Fix the arguments and call the tool again."
@@ -197,11 +220,14 @@ def call_prepared(
     is a visible share of the overhead budget.
     """
     args: Any = None
-    if type(arguments) is str:
-        try:  # noqa: SIM105 - contextlib.suppress costs a context manager on the hot path
-            args = json.loads(arguments)
-        except (json.JSONDecodeError, RecursionError):
-            pass
+    if type(arguments) is str and len(arguments) <= MAX_INT_DIGITS:
+        try:
+            args = decode_short_json(arguments)
+        except (ValueError, RecursionError):
+            pass  # parse_arguments below says why, in words
+        else:  # a lone surrogate hides only in non-ASCII text or behind a \u escape
+            if ("\\u" in arguments or not arguments.isascii()) and lone_surrogate(arguments, args):
+                args = None
     if type(args) is not dict:
         parsed = parse_arguments(arguments)
         if isinstance(parsed, str):

@@ -289,14 +289,14 @@ def _check_constraints(param: ParamDescriptor) -> None:
         if value is not None and not isinstance(value, str):
             raise fail(f"{name} must be a string, got {value!r}")
     if param.pattern is not None:
-        import re
+        from engine.regex import PatternError, check_declared, clip
 
-        try:
-            re.compile(param.pattern)
-        except re.error as exc:
+        try:  # RE2, as at call time: linear matching, so no backreferences or lookaround
+            check_declared(param.pattern)
+        except PatternError as exc:
             raise RegistrationError(
-                f"parameter {param.name!r}: pattern {param.pattern!r} is not a valid regular "
-                f"expression: {exc}",
+                f"parameter {param.name!r}: pattern {clip(param.pattern)!r} is not a valid "
+                f"regular expression: {exc.reason}",
                 param=param.name,
                 code="TD107",
             ) from None

@@ -13,13 +13,13 @@ import re
 
 __all__ = ["PROVIDER_NAME", "is_provider_safe", "safe_name"]
 
-PROVIDER_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
+PROVIDER_NAME = re.compile(r"[a-zA-Z0-9_-]{1,64}")
 _UNSAFE = re.compile(r"[^a-zA-Z0-9_-]+")
 
 
 def is_provider_safe(name: str) -> bool:
     """True when every major provider accepts ``name`` as a function name."""
-    return PROVIDER_NAME.match(name) is not None
+    return PROVIDER_NAME.fullmatch(name) is not None
 
 
 def safe_name(name: str) -> str:

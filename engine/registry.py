@@ -527,7 +527,7 @@ class ToolRegistry:
             for callback in subscribers:
                 try:
                     callback(group, change)
-                except Exception as exc:
+                except (Exception, SystemExit) as exc:
                     log.warning("registry subscriber %r failed: %s", callback, exc)
 
     def validate_spec(self, spec: ToolSpec, *, group: str | None = None) -> None:

@@ -111,11 +111,11 @@ def _parse(reference: str) -> tuple[str, list[str]]:
     if not isinstance(reference, str) or len(reference) > _MAX_REFERENCE:
         raise ResolveError("TD311", shape)
     module_name, sep, attribute = reference.partition(":")
-    if not sep or not _MODULE.match(module_name) or not attribute:
+    if not sep or not _MODULE.fullmatch(module_name) or not attribute:
         raise ResolveError("TD311", shape)
     parts = attribute.split(".")
     for part in parts:
-        if not _NAME.match(part):
+        if not _NAME.fullmatch(part):
             raise ResolveError("TD311", shape)
         if part.startswith("__"):
             raise ResolveError(
@@ -274,7 +274,7 @@ def parse_duration(value: Any, *, allow_zero: bool = False) -> float:
             raise ResolveError("TD314", f"duration {value!r} must be positive")
         return float(value)
     if isinstance(value, str):
-        match = _DURATION.match(value)
+        match = _DURATION.fullmatch(value)
         if match:
             seconds = float(match.group(1)) * _UNITS[match.group(2)]
             if seconds > 0 or allow_zero:

@@ -214,6 +214,8 @@ MALFORMED = [
     "handlers.files:read-file",
     ".handlers.files:read_file",
     "handlers.files:" + "a." * 400 + "b",
+    "handlers.files:read_file\n",
+    "handlers.files\n:read_file",
 ]
 
 
@@ -349,3 +351,10 @@ def test_reloaded_handler_module_is_checked_again(tmp_path: Path, monkeypatch):
     finally:
         for name in [n for n in sys.modules if n.startswith("tdsec_reloaded")]:
             del sys.modules[name]
+
+
+def test_a_trailing_newline_is_not_a_provider_safe_name():
+    from engine.names import is_provider_safe
+
+    assert is_provider_safe("read_file")
+    assert not is_provider_safe("read_file\n")
