@@ -26,22 +26,15 @@ from typing import Any
 from engine._typing import is_context_annotation, signature_of
 from engine.convert import ConversionError, converter_for
 from engine.errors import RegistrationError
+from engine.explain import describe_errors
+from engine.jsonparse import JsonProblem, parse_json
+from engine.jsontypes import Checker
 from engine.model import ParamDescriptor, ToolContext, ToolSpec
 from engine.regex import PatternError
 from engine.results import ResultShaper
 from engine.schema import tool_input_schema
-from engine.validation import (
-    Checker,
-    JsonProblem,
-    check_fragment,
-    compile_checker,
-    compile_object_checker,
-    describe_errors,
-    parse_json,
-    safe_checker,
-    schema_problem,
-    schema_validator,
-)
+from engine.schema_validator import safe_checker, schema_problem, schema_validator
+from engine.validation import check_fragment, compile_checker, compile_object_checker
 
 __all__ = ["ArgumentError", "CallEnv", "MissingInjection", "PreparedTool", "prepare_tool"]
 

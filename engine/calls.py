@@ -17,11 +17,7 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import Any
 
 from engine.binding import ArgumentError, CallEnv, MissingInjection, PreparedTool
-from engine.model import ErrorKind, ToolError, ToolResult
-from engine.policies import WorkerPool
-from engine.regex import clip
-from engine.results import UnserializableResult, to_text
-from engine.validation import (
+from engine.jsonparse import (
     MAX_INT_DIGITS,
     JsonProblem,
     decode_short_json,
@@ -29,6 +25,10 @@ from engine.validation import (
     parse_json,
     value_problem,
 )
+from engine.model import ErrorKind, ToolError, ToolResult
+from engine.policies import WorkerPool
+from engine.regex import clip
+from engine.results import UnserializableResult, to_text
 
 __all__ = [
     "acall_prepared",
@@ -89,7 +89,7 @@ def unknown_tool(name: str, available: Iterable[str], call_id: str) -> ToolResul
 def parse_arguments(arguments: Any) -> dict[str, Any] | str:
     """Arguments as a fresh dict, or a model-readable reason they are not an object.
 
-    Text is parsed by :func:`engine.validation.parse_json` (no NaN, infinities,
+    Text is parsed by :func:`engine.jsonparse.parse_json` (no NaN, infinities,
     oversized integers, lone surrogates or invalid UTF-8); a mapping passed
     from Python is held to the same rules, so a handler never sees a value
     JSON could not carry.

@@ -118,5 +118,3 @@ class CallEvent:
 
 BeforeHook: TypeAlias = Callable[[CallEvent], "ToolResult | Awaitable[ToolResult | None] | None"]
 AfterHook: TypeAlias = Callable[[CallEvent, "ToolResult"], "Awaitable[None] | None"]
-
-

@@ -55,7 +55,7 @@ _CUT = re.compile(r"(?:\s?\[)?(?:\.\.\.|…)")
 At most one whitespace character before the ``[``: ``\\s*`` would rescan a
 long run of spaces from every position in it (quadratic on large results).
 
-``_short`` in validation and the meta-schema checks ends a cut quote with
+``json_preview`` in explain and the meta-schema checks ends a cut quote with
 ``...``; result shaping ends a cut result with ``\\n[... truncated N characters``,
 ``read_file`` a cut line with `` [... line truncated]``.
 """

@@ -22,25 +22,28 @@ tool runs. The guarantees:
   and seconds spent.
 
 Files are streamed line by line with bounded memory. Nothing in this module writes.
+
+The descriptor machinery behind the first two guarantees (resolving, opening and verifying, walking
+folders through descriptors) lives in :mod:`handlers._confined`; this module holds the four tools
+and what they do with the files. The tools must stay *defined* here: a manifest's handler reference
+resolves only to callables whose ``__module__`` is an allowed module (``handlers.files:read_file``).
 """
 
-import errno
-import fcntl
 import io
 import os
 import stat
 import sys
 import time
 from collections.abc import Callable, Generator, Iterator
-from contextlib import closing, contextmanager
+from contextlib import closing
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from fnmatch import fnmatchcase
 from pathlib import Path
-from types import TracebackType
 from typing import TYPE_CHECKING, BinaryIO
 
 from engine.regex import PatternError, compile_pattern
+from handlers._confined import Project, open_entry, walking
 
 if TYPE_CHECKING:
     from _typeshed import WriteableBuffer
@@ -49,9 +52,6 @@ MAX_WINDOW_CHARS = 2 * 1024 * 1024  # at most this much text is returned by one 
 MAX_LINE_BYTES = 64 * 1024  # longer lines are cut, so a huge one-line file never sits in memory
 SNIFF_BYTES = 8 * 1024  # a NUL byte in this prefix marks a file as binary
 MAX_TEXT_CHARS = 200  # search_text result lines are cut to this length
-MAX_DEPTH = 64
-"""Folders nested deeper than this below the listed or searched folder are not entered: each level
-holds one open descriptor, and a hostile tree must not exhaust them."""
 MAX_SEARCH_ENTRIES = 50_000
 """search_text stops after examining this many directory entries (files, folders, skipped names)."""
 MAX_SEARCH_BYTES = 64 * 1024 * 1024
@@ -64,206 +64,8 @@ SKIP_NAMES = frozenset({"__pycache__", ".git", ".venv", "node_modules", "build",
 _CUT_MARKER = " [... line truncated]"
 _RE2_SYNTAX = "regex=true takes RE2 syntax: no lookaround or backreferences, repeats up to {1000}"
 
-_READ_FLAGS = os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
-"""Every open that may read: O_NONBLOCK so opening a FIFO with no writer returns at once,
-O_NOCTTY so a terminal never becomes the controlling one, O_CLOEXEC so no child inherits it."""
-_PROC_FD = hasattr(os, "O_PATH") and os.path.isdir("/proc/self/fd")
-"""Linux with /proc: paths are opened with O_PATH, located through /proc/self/fd and reopened
-through it for reading."""
-_PROBE_FLAGS = os.O_PATH | os.O_CLOEXEC if _PROC_FD else _READ_FLAGS
-"""How a path is first opened, before anything is known about what it is."""
-_F_GETPATH: int | None = getattr(fcntl, "F_GETPATH", None)  # macOS and other BSD-derived systems
-_MAXPATHLEN = 1024  # the buffer F_GETPATH fills (MAXPATHLEN on macOS)
-_LINK_ERRNOS = frozenset({errno.ELOOP, errno.EMLINK})  # O_NOFOLLOW met a symlink (EMLINK: BSD)
 
-
-# --- paths and verified descriptors ----------------------------------------------------------
-
-
-def _outside(path: str) -> PermissionError:
-    return PermissionError(
-        f"path {path!r} is outside the project directory; use a path relative to it"
-    )
-
-
-def _missing(rel: str) -> FileNotFoundError:
-    return FileNotFoundError(
-        f"{rel!r} does not exist in the project directory; use list_dir to see what is there"
-    )
-
-
-def _resolve_inside(root: Path, path: str) -> Path:
-    """Resolve ``path`` against ``root`` (following symlinks) and refuse escapes.
-
-    This is the by-name check: it turns mistakes into clear messages before anything is opened.
-    It cannot stop a name from being redirected afterwards; the descriptor check does that.
-    """
-    if "\0" in path:
-        raise ValueError(f"path {path!r} contains a NUL character; send a plain relative path")
-    if path.startswith("~"):
-        raise _outside(path)
-    try:
-        resolved = (root / (path or ".")).resolve(strict=False)
-    except (OSError, RuntimeError) as exc:  # RuntimeError: symlink loop
-        raise ValueError(f"path {path!r} cannot be resolved ({exc}); send another path") from exc
-    if not resolved.is_relative_to(root):
-        raise _outside(path)
-    return resolved
-
-
-def _rel(root: Path, path: Path) -> str:
-    return path.relative_to(root).as_posix()
-
-
-def _fd_path(fd: int) -> str | None:
-    """Where an open descriptor really is, as the kernel knows it, or None if the OS cannot tell.
-
-    Unlike a name, a descriptor cannot be redirected once open, so checking its real location
-    leaves no window between check and use.
-    """
-    if _PROC_FD:
-        return os.readlink(f"/proc/self/fd/{fd}")
-    if _F_GETPATH is not None:
-        buffer = fcntl.fcntl(fd, _F_GETPATH, bytes(_MAXPATHLEN))
-        return os.fsdecode(buffer.split(b"\0", 1)[0])
-    return None
-
-
-def _is_within(path: str, root: str) -> bool:
-    return path == root or path.startswith(root.rstrip("/") + "/")
-
-
-def _open_no_link(name: str, flags: int, dir_fd: int) -> int:
-    """Open ``name`` in the folder ``dir_fd`` unless it is a symlink (then ELOOP).
-
-    With O_DIRECTORY, Linux reports a symlink as ENOTDIR; it is told apart from a plain file here
-    so that a symlink swapped in is refused as outside rather than reported missing.
-    """
-    try:
-        return os.open(name, flags | os.O_NOFOLLOW, dir_fd=dir_fd)
-    except NotADirectoryError:
-        if stat.S_ISLNK(os.stat(name, dir_fd=dir_fd, follow_symlinks=False).st_mode):
-            raise OSError(errno.ELOOP, os.strerror(errno.ELOOP)) from None
-        raise
-
-
-def _open_beneath(root_fd: int, parts: tuple[str, ...], flags: int) -> int:
-    """Open ``parts`` below the folder ``root_fd`` one component at a time, following no symlink.
-
-    The fallback where a descriptor's location cannot be asked: each step is relative to the
-    folder opened before it and refuses symlinks (ELOOP), so the result cannot be outside.
-    """
-    if not parts:
-        return os.open(".", flags, dir_fd=root_fd)
-    current = root_fd
-    try:
-        for part in parts[:-1]:
-            step = _open_no_link(part, _READ_FLAGS | os.O_DIRECTORY, current)
-            if current != root_fd:
-                os.close(current)
-            current = step
-        return _open_no_link(parts[-1], flags, current)
-    finally:
-        if current != root_fd:
-            os.close(current)
-
-
-def _reopen(fd: int, directory: bool = False) -> int:
-    """A new descriptor open for reading on the same file as the verified ``fd``.
-
-    With /proc, ``fd`` is an O_PATH descriptor: opening its /proc/self/fd link reaches that very
-    file without resolving any name again. Elsewhere ``fd`` is readable already and is duplicated.
-    """
-    if _PROC_FD:
-        flags = _READ_FLAGS | (os.O_DIRECTORY if directory else 0)
-        return os.open(f"/proc/self/fd/{fd}", flags)
-    return os.dup(fd)
-
-
-class _Project:
-    """The project directory during one call: turns names into verified descriptors.
-
-    Holds the root open for the call, and the root's real location (``None`` where the OS cannot
-    tell a descriptor's location; paths are then opened by :func:`_open_beneath`).
-    """
-
-    def __init__(self, project_dir: Path) -> None:
-        self.root = project_dir.resolve()
-        try:
-            self.fd = os.open(self.root, _PROBE_FLAGS | os.O_DIRECTORY)
-        except OSError as exc:
-            raise FileNotFoundError(
-                f"the project directory cannot be opened ({exc.strerror}); check --project-dir"
-            ) from None
-        try:
-            self.real = _fd_path(self.fd)
-        except BaseException:
-            os.close(self.fd)
-            raise
-
-    def __enter__(self) -> "_Project":
-        return self
-
-    def __exit__(
-        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        os.close(self.fd)
-
-    def confined(self, fd: int) -> bool:
-        """Whether ``fd`` is inside the project (assumed where locations cannot be asked: then
-        every descriptor comes from walking down without following symlinks)."""
-        if self.real is None:
-            return True
-        where = _fd_path(fd)
-        return where is not None and _is_within(where, self.real)
-
-    @contextmanager
-    def opened(self, path: str) -> Iterator[tuple[int, os.stat_result, str]]:
-        """Open ``path`` (following symlinks) and yield (descriptor, its stat, relative name).
-
-        The descriptor is verified to be inside the project; with /proc it is an O_PATH one, so
-        use :func:`_reopen` (or :meth:`reader`) to read from it.
-        """
-        target = _resolve_inside(self.root, path)
-        rel = _rel(self.root, target)
-        fd = self._open(target, path, rel)
-        try:
-            if not self.confined(fd):
-                raise _outside(path)
-            yield fd, os.fstat(fd), rel
-        finally:
-            os.close(fd)
-
-    def stat(self, path: str) -> os.stat_result:
-        """The stat of what ``path`` names, taken from its verified descriptor."""
-        with self.opened(path) as (_, st, _):
-            return st
-
-    def _open(self, target: Path, path: str, rel: str) -> int:
-        """Open the resolved ``target``, turning OS errors into messages for the model."""
-        try:
-            if self.real is None:
-                return _open_beneath(self.fd, target.relative_to(self.root).parts, _PROBE_FLAGS)
-            return os.open(target, _PROBE_FLAGS)
-        except (FileNotFoundError, NotADirectoryError):
-            raise _missing(rel) from None
-        except OSError as exc:
-            if exc.errno in _LINK_ERRNOS:  # a symlink appeared after the by-name check
-                raise _outside(path) from None
-            raise ValueError(f"{rel!r} cannot be opened ({exc.strerror})") from None
-
-    @staticmethod
-    def reader(fd: int, rel: str) -> io.BufferedReader:
-        """A binary stream over the verified regular file ``fd``; the caller closes it."""
-        try:
-            readable = _reopen(fd)
-        except OSError as exc:
-            raise ValueError(f"{rel!r} cannot be read ({exc.strerror})") from None
-        os.set_blocking(readable, True)  # it is a regular file: no reason left to be non-blocking
-        return os.fdopen(readable, "rb")
-
-
-# --- walking folders -------------------------------------------------------------------------
+# --- the work one call may do, and the names it shows ----------------------------------------
 
 
 @dataclass
@@ -308,138 +110,9 @@ class _Budget:
         return self.stopped
 
 
-@dataclass(frozen=True)
-class _Entry:
-    """A visible file or folder met while walking (for a symlink: what it points to).
-
-    ``parent_fd`` is the folder's descriptor, valid only while the walk is paused at this entry.
-    """
-
-    rel: str
-    name: str
-    parent_fd: int
-    link: bool
-    is_dir: bool
-    size: int
-
-
 def _visible(name: str) -> bool:
+    """Whether list_dir and search_text show a name (hidden, generated and vendored ones: no)."""
     return not (name.startswith(".") or name in SKIP_NAMES or name.endswith(".egg-info"))
-
-
-def _describe(project: _Project, dir_fd: int, rel: str, item: os.DirEntry[str]) -> _Entry | None:
-    """What a directory entry is; None for anything but a file or folder inside the project.
-
-    A symlink is opened by name like a model's path, so one that points out is left out.
-    """
-    try:
-        link = item.is_symlink()
-        st = project.stat(rel) if link else item.stat(follow_symlinks=False)
-    except (OSError, ValueError):  # gone, pointing out, a loop: leave it out
-        return None
-    is_dir = stat.S_ISDIR(st.st_mode)
-    if not (is_dir or stat.S_ISREG(st.st_mode)):
-        return None  # FIFOs, sockets and devices are never listed or searched
-    return _Entry(rel, item.name, dir_fd, link, is_dir, st.st_size)
-
-
-def _scan(project: _Project, dir_fd: int, dir_rel: str, budget: _Budget) -> list[_Entry]:
-    """The visible entries of the verified folder ``dir_fd``, in path order."""
-    found = []
-    with os.scandir(dir_fd) as items:
-        for item in items:
-            if not budget.take_entry():
-                break
-            if _visible(item.name):
-                rel = item.name if dir_rel == "." else f"{dir_rel}/{item.name}"
-                if (entry := _describe(project, dir_fd, rel, item)) is not None:
-                    found.append(entry)
-    # "a/" sorts like the paths below it, so the walk yields paths in plain string order
-    return sorted(found, key=lambda e: e.name + "/" if e.is_dir and not e.link else e.name)
-
-
-def _open_child(project: _Project, dir_fd: int, name: str, *, directory: bool) -> int | None:
-    """A readable descriptor on ``name`` in a verified folder; None if it changed or escaped.
-
-    The name is opened without following a symlink (one swapped in since the listing fails with
-    ELOOP), checked to still be a file or folder inside the project, and only then reopened for
-    reading, so nothing else is ever opened for real.
-    """
-    wanted = stat.S_ISDIR if directory else stat.S_ISREG
-    try:
-        probe = os.open(name, _PROBE_FLAGS | os.O_NOFOLLOW, dir_fd=dir_fd)
-    except OSError:
-        return None
-    try:
-        if not (wanted(os.fstat(probe).st_mode) and project.confined(probe)):
-            return None  # swapped for a FIFO or device, or moved out of the project
-        return _reopen(probe, directory)
-    except OSError:
-        return None
-    finally:
-        os.close(probe)
-
-
-def _walk(
-    project: _Project,
-    dir_fd: int,
-    dir_rel: str,
-    *,
-    recursive: bool,
-    budget: _Budget,
-    depth: int = 0,
-) -> Generator[_Entry, None, None]:
-    """Yield the visible files and folders below the verified, readable folder ``dir_fd``.
-
-    Sub-folders are entered through their descriptors; symlinked folders are listed but never
-    entered. Entries come in path order.
-    """
-    for entry in _scan(project, dir_fd, dir_rel, budget):
-        if budget.stopped:
-            return
-        yield entry
-        if not (recursive and entry.is_dir and not entry.link):
-            continue
-        if depth >= MAX_DEPTH:
-            budget.skip(f"folders nested more than {MAX_DEPTH} deep were not entered")
-            continue
-        child = _open_child(project, dir_fd, entry.name, directory=True)
-        if child is not None:
-            try:
-                yield from _walk(
-                    project, child, entry.rel, recursive=True, budget=budget, depth=depth + 1
-                )
-            finally:
-                os.close(child)
-
-
-@contextmanager
-def _walking(
-    project: _Project, fd: int, rel: str, recursive: bool, budget: _Budget
-) -> Iterator[Iterator[_Entry]]:
-    """Walk the verified folder ``fd`` through a readable descriptor closed afterwards."""
-    readable = _reopen(fd, directory=True)
-    walk = _walk(project, readable, rel, recursive=recursive, budget=budget)
-    try:
-        yield walk
-    finally:
-        walk.close()  # closes the descriptors of the folders it is inside
-        os.close(readable)
-
-
-def _open_entry(project: _Project, entry: _Entry) -> io.BufferedReader | None:
-    """A stream over a regular file met while walking; None if it changed or escaped since."""
-    if entry.link:  # opened by name like a model's path, and verified the same way
-        try:
-            with project.opened(entry.rel) as (fd, st, rel):
-                return project.reader(fd, rel) if stat.S_ISREG(st.st_mode) else None
-        except (OSError, ValueError):
-            return None
-    readable = _open_child(project, entry.parent_fd, entry.name, directory=False)
-    if readable is None:
-        return None
-    os.set_blocking(readable, True)
-    return os.fdopen(readable, "rb")
 
 
 # --- reading ---------------------------------------------------------------------------------
@@ -514,7 +187,7 @@ def read_file(path: str, project_dir: Path, start_line: int = 1, max_lines: int 
         max_lines: Maximum number of lines to return.
     """
     _check_positive(start_line=start_line, max_lines=max_lines)
-    with _Project(project_dir) as project, project.opened(path) as (fd, st, rel):
+    with Project(project_dir) as project, project.opened(path) as (fd, st, rel):
         if stat.S_ISDIR(st.st_mode):
             raise IsADirectoryError(f"{rel!r} is a directory; use list_dir to see its contents")
         if not stat.S_ISREG(st.st_mode):
@@ -548,14 +221,17 @@ def list_dir(
         max_entries: Maximum number of entries to return.
     """
     _check_positive(max_entries=max_entries)
-    with _Project(project_dir) as project, project.opened(path) as (fd, st, rel):
+    with Project(project_dir) as project, project.opened(path) as (fd, st, rel):
         if stat.S_ISREG(st.st_mode):
             raise NotADirectoryError(
                 f"{rel!r} is a file, not a directory; use read_file or file_info"
             )
         if not stat.S_ISDIR(st.st_mode):
             raise NotADirectoryError(f"{rel!r} is not a directory; use file_info to see what it is")
-        with _walking(project, fd, rel, recursive, _Budget.unlimited()) as entries:
+        budget = _Budget.unlimited()
+        with walking(
+            project, fd, rel, recursive=recursive, budget=budget, visible=_visible
+        ) as entries:
             found = sorted(
                 (e.rel, e.is_dir, e.size) for e in entries if fnmatchcase(e.name, pattern)
             )
@@ -627,17 +303,17 @@ class _Metered(io.RawIOBase):
 
 
 def _texts(
-    project: _Project, fd: int, st: os.stat_result, rel: str, *, glob: str, budget: _Budget
+    project: Project, fd: int, st: os.stat_result, rel: str, *, glob: str, budget: _Budget
 ) -> Generator[tuple[str, io.BufferedReader], None, None]:
     """Yield (relative path, stream) for each file search_text looks into, in path order."""
     if stat.S_ISREG(st.st_mode):
         yield rel, project.reader(fd, rel)
     elif stat.S_ISDIR(st.st_mode):
-        with _walking(project, fd, rel, True, budget) as entries:
+        with walking(project, fd, rel, recursive=True, budget=budget, visible=_visible) as entries:
             for entry in entries:
                 if entry.is_dir or not fnmatchcase(entry.name, glob):
                     continue
-                if (f := _open_entry(project, entry)) is not None:
+                if (f := open_entry(project, entry)) is not None:
                     yield entry.rel, f
 
 
@@ -684,7 +360,7 @@ def search_text(  # noqa: PLR0917 - positional order mirrors the tool's paramete
     budget = _Budget.for_search()
     results: list[dict[str, object]] = []
     with (
-        _Project(project_dir) as project,
+        Project(project_dir) as project,
         project.opened(path) as (fd, st, rel),
         closing(_texts(project, fd, st, rel, glob=glob, budget=budget)) as texts,
     ):
@@ -715,7 +391,7 @@ def file_info(path: str, project_dir: Path) -> dict[str, object]:
     Args:
         path: File or directory path relative to the project directory.
     """
-    with _Project(project_dir) as project, project.opened(path) as (fd, st, rel):
+    with Project(project_dir) as project, project.opened(path) as (fd, st, rel):
         is_file = stat.S_ISREG(st.st_mode)
         kind = "dir" if stat.S_ISDIR(st.st_mode) else "file" if is_file else "other"
         info: dict[str, object] = {

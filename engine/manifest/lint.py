@@ -28,11 +28,11 @@ from pathlib import Path
 from typing import Any
 
 from engine.diagnostics import Diagnostic, Severity
+from engine.formats import FORMAT_CHECKER
 from engine.manifest.build import Bundle
 from engine.manifest.loader import LoadResult
 from engine.names import is_provider_safe, safe_name
 from engine.registry import ToolRegistry
-from engine.validation import FORMAT_CHECKER
 
 __all__ = ["RULES", "LintSettings", "Rule", "lint", "load_settings"]
 

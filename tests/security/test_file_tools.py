@@ -20,7 +20,7 @@ import pytest
 
 from engine import ToolRegistry, load_manifests
 from engine.regex import compile_pattern
-from handlers import files
+from handlers import _confined, files
 from handlers.files import file_info, list_dir, read_file, search_text
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -67,9 +67,9 @@ def mode(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str
     on a system that cannot, where paths are opened one component at a time without following
     symlinks."""
     if request.param == "walked":
-        monkeypatch.setattr(files, "_PROC_FD", False)
-        monkeypatch.setattr(files, "_F_GETPATH", None)
-        monkeypatch.setattr(files, "_PROBE_FLAGS", files._READ_FLAGS)
+        monkeypatch.setattr(_confined, "_PROC_FD", False)
+        monkeypatch.setattr(_confined, "_F_GETPATH", None)
+        monkeypatch.setattr(_confined, "_PROBE_FLAGS", _confined._READ_FLAGS)
     return request.param
 
 
@@ -130,7 +130,7 @@ def swap_after_check(monkeypatch: pytest.MonkeyPatch) -> Callable[[Callable[[], 
     """
 
     def arrange(swap: Callable[[], None]) -> None:
-        check = files._resolve_inside
+        check = _confined._resolve_inside
         pending = [swap]
 
         def check_then_swap(root: Path, path: str) -> Path:
@@ -139,7 +139,7 @@ def swap_after_check(monkeypatch: pytest.MonkeyPatch) -> Callable[[Callable[[], 
                 pending.pop()()
             return resolved
 
-        monkeypatch.setattr(files, "_resolve_inside", check_then_swap)
+        monkeypatch.setattr(_confined, "_resolve_inside", check_then_swap)
 
     return arrange
 
@@ -210,14 +210,14 @@ def test_reading_goes_through_the_verified_descriptor_not_the_name(
 ) -> None:
     """Swapping the folder after the descriptor is verified changes nothing: it is reopened
     through the descriptor (/proc/self/fd), never by name."""
-    reopen = files._reopen
+    reopen = _confined._reopen
 
     def swap_then_reopen(fd: int, directory: bool = False) -> int:
         if (project / "sub").is_dir() and not (project / "sub").is_symlink():
             swap_dir_for_link(project / "sub", outside)
         return reopen(fd, directory)
 
-    monkeypatch.setattr(files, "_reopen", swap_then_reopen)
+    monkeypatch.setattr(_confined, "_reopen", swap_then_reopen)
     assert read_file("sub/data.txt", project) == INSIDE.strip()
 
 
@@ -225,7 +225,7 @@ def test_walk_never_enters_a_folder_swapped_while_listed(
     project: Path, outside: Path, monkeypatch: pytest.MonkeyPatch, mode: str
 ) -> None:
     """The folder is listed as a real one, then becomes a symlink out before it is entered."""
-    scan = files._scan
+    scan = _confined._scan
 
     def scan_then_swap(*args: Any) -> list[Any]:
         entries = scan(*args)
@@ -233,7 +233,7 @@ def test_walk_never_enters_a_folder_swapped_while_listed(
             swap_dir_for_link(project / "sub", outside)
         return entries
 
-    monkeypatch.setattr(files, "_scan", scan_then_swap)
+    monkeypatch.setattr(_confined, "_scan", scan_then_swap)
     listed = list_dir(project, recursive=True)
     assert not leaks(listed)
     assert {"path": "sub", "type": "dir"} in listed
@@ -243,7 +243,7 @@ def test_walk_never_enters_a_folder_swapped_while_listed(
 def test_file_swapped_for_a_link_out_while_walking(
     project: Path, outside: Path, monkeypatch: pytest.MonkeyPatch, mode: str
 ) -> None:
-    scan = files._scan
+    scan = _confined._scan
     target = project / "sub" / "data.txt"
 
     def scan_then_swap(*args: Any) -> list[Any]:
@@ -253,7 +253,7 @@ def test_file_swapped_for_a_link_out_while_walking(
             target.symlink_to(outside / "data.txt")
         return entries
 
-    monkeypatch.setattr(files, "_scan", scan_then_swap)
+    monkeypatch.setattr(_confined, "_scan", scan_then_swap)
     assert search_text(SECRET, project) == []
 
 
@@ -422,7 +422,7 @@ def test_file_swapped_for_a_fifo_while_walking(
     project: Path, monkeypatch: pytest.MonkeyPatch, mode: str
 ) -> None:
     """Listed as a regular file, a FIFO by the time it is opened: skipped, without blocking."""
-    scan = files._scan
+    scan = _confined._scan
     target = project / "sub" / "data.txt"
 
     def scan_then_swap(*args: Any) -> list[Any]:
@@ -432,7 +432,7 @@ def test_file_swapped_for_a_fifo_while_walking(
             os.mkfifo(target)
         return entries
 
-    monkeypatch.setattr(files, "_scan", scan_then_swap)
+    monkeypatch.setattr(_confined, "_scan", scan_then_swap)
     assert returns_promptly(lambda: search_text("inside", project), unblock=target) == []
 
 
@@ -678,7 +678,7 @@ def test_deep_trees_neither_crash_nor_exhaust_descriptors(tmp_path: Path) -> Non
     assert found[0] == {"path": "top.txt", "line": 1, "text": "needle"}
     assert "nested more than 64 deep" in str(found[-1]["reason"])
     listed = list_dir(tmp_path, recursive=True, max_entries=5000)
-    assert len(listed) == 1 + files.MAX_DEPTH + 1  # top.txt, then d, d/d, ... 65 levels down
+    assert len(listed) == 1 + _confined.MAX_DEPTH + 1  # top.txt, then d, d/d, ... 65 levels down
     assert read_file("/".join(["d"] * 300) + "/bottom.txt", tmp_path) == "needle"
 
 

@@ -30,7 +30,7 @@ from engine.regex import (
     compile_pattern,
     expansion,
 )
-from engine.validation import schema_problem
+from engine.schema_validator import schema_problem
 
 BUDGET = 1.0
 """Seconds any single call may take; backtracking would take minutes."""

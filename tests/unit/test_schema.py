@@ -11,7 +11,7 @@ from jsonschema import Draft202012Validator
 
 from engine import Param, ParamDescriptor, RegistrationError, ToolRegistry, tool_input_schema
 from engine.schema import param_schema
-from engine.validation import schema_validator
+from engine.schema_validator import schema_validator
 
 
 def build(*params: ParamDescriptor, tool_name: str | None = None) -> dict[str, Any]:

@@ -26,7 +26,9 @@ from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
 from engine import ParamDescriptor, ToolRegistry, tool_input_schema
-from engine.validation import FORMAT_CHECKER, compile_object_checker, schema_validator
+from engine.formats import FORMAT_CHECKER
+from engine.schema_validator import schema_validator
+from engine.validation import compile_object_checker
 
 SETTINGS = settings(
     max_examples=150,

@@ -1,0 +1,187 @@
+"""Compiled yes/no checks for the simple raw schemas, to skip what jsonschema would accept.
+
+Explaining one wrong item among 300,000 must not cost 300,000 jsonschema
+descents. The bounded validator (:mod:`engine.schema_validator`) asks
+:func:`fast_check` for a subschema's compiled check and descends only into
+the values it rejects. The check covers the keywords descriptors produce
+(types, enums, bounds, sizes, patterns on RE2, formats, nested items and
+properties) with the exact semantics of :mod:`engine.jsontypes`; for
+anything else it answers None, meaning "ask jsonschema". A module of its own
+because it compiles raw schemas, where :mod:`engine.validation` compiles
+descriptors.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from engine.formats import FORMAT_CHECKER
+from engine.jsontypes import TYPE_TESTS, Checker, enum_test, is_number, json_equal
+from engine.regex import PatternError, compile_pattern
+
+__all__ = ["fast_check"]
+
+# A compiled yes/no for the simple schemas descriptors produce, used only to
+# skip values jsonschema would accept anyway; None means "ask jsonschema".
+_ANNOTATIONS = frozenset(
+    {"description", "title", "default", "examples", "$comment", "deprecated", "readOnly"}
+)
+_FAST_CACHE: dict[int, tuple[Any, Checker | None]] = {}
+_FAST_CACHE_SIZE = 512
+
+
+def fast_check(schema: Any) -> Checker | None:
+    """The compiled check for ``schema``, cached by identity (the entry keeps it alive)."""
+    entry = _FAST_CACHE.get(id(schema))
+    if entry is not None and entry[0] is schema:
+        return entry[1]
+    try:
+        check = _compile_subset(schema)
+    except (PatternError, RecursionError, TypeError, ValueError):
+        check = None
+    if len(_FAST_CACHE) >= _FAST_CACHE_SIZE:
+        _FAST_CACHE.clear()
+    _FAST_CACHE[id(schema)] = (schema, check)
+    return check
+
+
+def _compile_subset(schema: Any) -> Checker | None:
+    if schema is True:
+        return lambda v: True
+    if not isinstance(schema, dict) or "prefixItems" in schema or "patternProperties" in schema:
+        return None
+    tests: list[Checker] = []
+    for keyword, value in schema.items():
+        if keyword in _ANNOTATIONS:
+            continue
+        build = _SUBSET.get(keyword)
+        test = None if build is None else build(value, schema)
+        if test is None:
+            return None
+        tests.append(test)
+    return _conjunction(tests)
+
+
+def _conjunction(tests: list[Checker]) -> Checker:
+    """All of ``tests``, without a generator per call for the usual one or two."""
+    if not tests:
+        return lambda v: True
+    if len(tests) == 1:
+        return tests[0]
+    if len(tests) == 2:
+        first, second = tests
+        return lambda v: first(v) and second(v)
+    checks = tuple(tests)
+    return lambda v: all(test(v) for test in checks)
+
+
+def _subset_type(value: Any, schema: Any) -> Checker | None:
+    names = [value] if isinstance(value, str) else value
+    if not isinstance(names, list) or not all(n in TYPE_TESTS for n in names):
+        return None
+    if len(names) == 1:
+        return TYPE_TESTS[names[0]]
+    alternatives = tuple(TYPE_TESTS[n] for n in names)
+    return lambda v: any(test(v) for test in alternatives)
+
+
+def _subset_bound(keyword: str) -> Callable[[Any, Any], Checker | None]:
+    def build(limit: Any, schema: Any) -> Checker | None:
+        if not is_number(limit):
+            return None
+        compare: Checker = {
+            "minimum": lambda v: v >= limit,
+            "maximum": lambda v: v <= limit,
+            "exclusiveMinimum": lambda v: v > limit,
+            "exclusiveMaximum": lambda v: v < limit,
+        }[keyword]
+        return lambda v: not is_number(v) or compare(v)
+
+    return build
+
+
+def _subset_size(keyword: str) -> Callable[[Any, Any], Checker | None]:
+    wanted: Any = str if "Length" in keyword else list
+
+    def build(limit: Any, schema: Any) -> Checker | None:
+        if not isinstance(limit, int) or isinstance(limit, bool):
+            return None
+        if keyword.startswith("min"):
+            return lambda v: not isinstance(v, wanted) or len(v) >= limit
+        return lambda v: not isinstance(v, wanted) or len(v) <= limit
+
+    return build
+
+
+def _subset_items(value: Any, schema: Any) -> Checker | None:
+    inner = _compile_subset(value)
+    if inner is None:
+        return None
+    return lambda v: not isinstance(v, list) or all(inner(x) for x in v)
+
+
+def _subset_properties(value: Any, schema: Any) -> Checker | None:
+    if not isinstance(value, dict):
+        return None
+    inner: dict[str, Checker] = {}
+    for name, sub in value.items():
+        check = _compile_subset(sub)
+        if check is None:
+            return None
+        inner[name] = check
+    return lambda v: (
+        not isinstance(v, dict) or all(check(v[name]) for name, check in inner.items() if name in v)
+    )
+
+
+def _subset_additional(value: Any, schema: Any) -> Checker | None:
+    known = schema.get("properties", {})
+    if value is False:
+        return lambda v: not isinstance(v, dict) or all(k in known for k in v)
+    inner = _compile_subset(value)
+    if inner is None:
+        return None
+    return lambda v: (
+        not isinstance(v, dict) or all(inner(x) for k, x in v.items() if k not in known)
+    )
+
+
+def _subset_required(value: Any, schema: Any) -> Checker | None:
+    if not isinstance(value, list):
+        return None
+    names = tuple(value)
+    return lambda v: not isinstance(v, dict) or all(name in v for name in names)
+
+
+def _subset_pattern(value: Any, schema: Any) -> Checker | None:
+    search = compile_pattern(value).search
+    return lambda v: not isinstance(v, str) or search(v)
+
+
+def _subset_format(value: Any, schema: Any) -> Checker | None:
+    if value not in FORMAT_CHECKER.checkers:
+        return lambda v: True
+    conforms = FORMAT_CHECKER.conforms
+    return lambda v: conforms(v, value)
+
+
+_SUBSET: dict[str, Callable[[Any, Any], Checker | None]] = {
+    "type": _subset_type,
+    "enum": lambda value, schema: enum_test(tuple(value)) if isinstance(value, list) else None,
+    "const": lambda value, schema: lambda v: json_equal(v, value),
+    "minimum": _subset_bound("minimum"),
+    "maximum": _subset_bound("maximum"),
+    "exclusiveMinimum": _subset_bound("exclusiveMinimum"),
+    "exclusiveMaximum": _subset_bound("exclusiveMaximum"),
+    "minLength": _subset_size("minLength"),
+    "maxLength": _subset_size("maxLength"),
+    "minItems": _subset_size("minItems"),
+    "maxItems": _subset_size("maxItems"),
+    "pattern": _subset_pattern,
+    "format": _subset_format,
+    "items": _subset_items,
+    "properties": _subset_properties,
+    "additionalProperties": _subset_additional,
+    "required": _subset_required,
+}

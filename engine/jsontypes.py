@@ -1,0 +1,70 @@
+"""JSON Schema's view of Python values: which type a value has, when two values are equal.
+
+Why a module of its own: the checks compiled from descriptors
+(:mod:`engine.validation`), the checks compiled from raw schemas
+(:mod:`engine.fastcheck`) and the explanations of violations
+(:mod:`engine.explain`) must all agree with ``jsonschema`` on these rules
+(bools are not numbers, ``1.0`` is an integer, enum equality keeps
+``True != 1``). They share this one definition, which imports nothing of
+tooldeck and so sits below all of them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+__all__ = ["TYPE_TESTS", "Checker", "enum_test", "is_integer", "is_number", "json_equal"]
+
+Checker = Callable[[Any], bool]
+"""Returns True when a value is valid; never raises."""
+
+
+def json_equal(a: Any, b: Any) -> bool:
+    """Equality as JSON Schema defines it: ``1 == 1.0`` but ``True != 1``."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return isinstance(a, bool) and isinstance(b, bool) and a is b
+    if isinstance(a, str) or isinstance(b, str):
+        return bool(a == b)
+    if isinstance(a, list | tuple) and isinstance(b, list | tuple):
+        return len(a) == len(b) and all(json_equal(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(json_equal(a[k], b[k]) for k in a)
+    if isinstance(a, list | tuple | dict) or isinstance(b, list | tuple | dict):
+        return False
+    try:
+        return bool(a == b)
+    except Exception:
+        return False
+
+
+def is_number(v: Any) -> bool:
+    """A JSON number: an int or a float, never a bool."""
+    return isinstance(v, int | float) and not isinstance(v, bool)
+
+
+def is_integer(v: Any) -> bool:
+    """A JSON Schema integer: ``1`` and ``1.0`` alike, never ``True``."""
+    if isinstance(v, bool):
+        return False
+    return isinstance(v, int) or (isinstance(v, float) and v.is_integer())
+
+
+TYPE_TESTS: dict[str, Checker] = {
+    "string": lambda v: isinstance(v, str),
+    "integer": is_integer,
+    "number": is_number,
+    "boolean": lambda v: isinstance(v, bool),
+    "array": lambda v: isinstance(v, list),
+    "object": lambda v: isinstance(v, dict),
+    "null": lambda v: v is None,
+}
+"""The test for each JSON Schema type name."""
+
+
+def enum_test(options: tuple[Any, ...]) -> Checker:
+    """The ``enum`` check: a frozenset lookup for strings, :func:`json_equal` otherwise."""
+    if all(isinstance(o, str) for o in options):
+        allowed = frozenset(options)
+        return lambda v: isinstance(v, str) and v in allowed
+    return lambda v: any(json_equal(o, v) for o in options)
