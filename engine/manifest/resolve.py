@@ -9,6 +9,8 @@ boundary is checked on what a reference *resolves to*, not on its text:
   is imported, so a refused module has no side effects;
 - the imported module must really be that module (not an alias planted in
   ``sys.modules``);
+- no part of the reference may be private (``_name``, dunders included):
+  helpers behind a module's public tools are not tools themselves;
 - every step of the dotted attribute path must land on an object *defined in*
   an allowed module, judged by where the object comes from (a function's or
   class's ``__module__``, an instance's class, a decorator's ``__wrapped__``):
@@ -117,12 +119,13 @@ def _parse(reference: str) -> tuple[str, list[str]]:
     for part in parts:
         if not _NAME.fullmatch(part):
             raise ResolveError("TD311", shape)
-        if part.startswith("__"):
-            raise ResolveError(
-                "TD315",
-                f"handler {reference!r} uses the special name {part!r}; a handler is a "
-                "function, method or callable defined in an allowed module",
-            )
+    private = [p for p in (*module_name.split("."), *parts) if p.startswith("_")]
+    if private:
+        raise ResolveError(
+            "TD315",
+            f"handler {reference!r} uses the private name {private[0]!r}; a handler is a "
+            "public function, method or callable defined in an allowed module",
+        )
     return module_name, parts
 
 

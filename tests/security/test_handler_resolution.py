@@ -204,6 +204,9 @@ DUNDER_ATTACKS = [
     "handlers.files:read_file.__call__",
     "handlers.files:__spec__.loader.get_data",
     "handlers.files:__import__",
+    "handlers.files:_check_positive",
+    "handlers._confined:Project",
+    "handlers.files:_confined.Project",
 ]
 
 MALFORMED = [
