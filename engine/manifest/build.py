@@ -155,6 +155,7 @@ class _Builder:
         self.allowed = allowed
         self.validate = validate
         self.bundle: Bundle
+        self._reported: set[tuple[str, SourceLocation]] = set()
 
     def report(
         self,
@@ -167,8 +168,9 @@ class _Builder:
     ) -> None:
         location = self.doc.locate(path)
         line = message.strip().splitlines()[0] if message.strip() else message
-        if any(d.code == code and d.location == location for d in self.bundle.diagnostics):
+        if (code, location) in self._reported:
             return  # a `defaults:` problem is reported once, where it is written
+        self._reported.add((code, location))
         self.bundle.diagnostics.append(
             Diagnostic(
                 code=code, message=line, severity=severity, location=location, tool_name=tool

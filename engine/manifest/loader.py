@@ -13,6 +13,8 @@ warnings never block. Problems are collected as values in
 TD200  a path given to the loader does not exist or has no manifests
 TD215  ``enabled_when`` is not a valid JMESPath expression
 TD220  a tool or prompt name declared in two files (both reported)
+TD299  processing one file failed inside tooldeck (an unexpected
+       exception); that file is skipped, the others still load
 =====  ==========================================================
 """
 
@@ -115,7 +117,48 @@ def load_file(
     app_class: type | None = None,
     environ: Mapping[str, str] | None = None,
 ) -> tuple[YamlDocument, Bundle | None]:
-    """Parse and build one file (no registration); problems are in the bundle/doc."""
+    """Parse and build one file (no registration); problems are in the bundle/doc.
+
+    Never raises for what the file contains: a manifest is untrusted, so an
+    exception from any step (a bug, or a limit nobody foresaw, such as
+    ``re.compile`` recursing on a pattern of 5,000 nested groups) becomes a
+    TD299 diagnostic on this file, which is skipped while the others load.
+    ``SystemExit`` from a handler module's import is contained too; Ctrl-C
+    (``KeyboardInterrupt``) still stops the program.
+    """
+    try:
+        return _load_file(
+            path,
+            registry=registry,
+            config=config,
+            allowed=allowed,
+            app_class=app_class,
+            environ=environ,
+        )
+    except (Exception, SystemExit) as exc:
+        reason = " ".join(f"{type(exc).__name__}: {exc}".split())
+        if registry.secrets:  # before cutting: a cut secret would no longer be recognised
+            reason = registry.secrets.redact(reason)
+        if len(reason) > 300:
+            reason = reason[:297] + "..."
+        diagnostic = Diagnostic(
+            code="TD299",
+            message=f"loading this file failed inside tooldeck ({reason}); it was skipped",
+            location=SourceLocation(file=str(path), line=1, column=1),
+        )
+        return YamlDocument(file=str(path), data=None, root=None, diagnostics=[diagnostic]), None
+
+
+def _load_file(
+    path: str | Path,
+    *,
+    registry: ToolRegistry,
+    config: Config,
+    allowed: Sequence[str],
+    app_class: type | None,
+    environ: Mapping[str, str] | None,
+) -> tuple[YamlDocument, Bundle | None]:
+    """The steps of :func:`load_file`: read, check, interpolate, build."""
     doc = read_yaml(path)
     if doc.diagnostics:
         return doc, None

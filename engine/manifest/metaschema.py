@@ -10,8 +10,13 @@ violation, each mapped back to its YAML node's line and column.
 TD210  unknown key (with the closest allowed key suggested)
 TD211  missing required key
 TD212  wrong type (with a hint when YAML turned yes/no/on/off into a boolean)
-TD213  invalid value (enum, const, pattern, range, one-of choices)
+TD213  invalid value (enum, const, pattern, range, one-of choices, repeats)
 =====  ==========================================================
+
+Manifests are untrusted, so every check here is linear in the document:
+``uniqueItems`` hashes instead of comparing pairs (jsonschema's own check is
+quadratic for mixed types), messages quote values only in part, and "did you
+mean" suggestions stop after the first few unknown keys of a mapping.
 """
 
 from __future__ import annotations
@@ -45,7 +50,17 @@ def manifest_schema() -> dict[str, Any]:
 
 @cache
 def _validator() -> Draft202012Validator:
-    return Draft202012Validator(manifest_schema())
+    extend: Any = jsonschema.validators.extend  # untyped in jsonschema's stubs
+    checker = extend(Draft202012Validator, {"uniqueItems": _unique_items})
+    return checker(manifest_schema())  # type: ignore[no-any-return]
+
+
+def _unique_items(
+    validator: Draft202012Validator, unique: bool, instance: Any, schema: Mapping[str, Any]
+) -> Any:
+    """jsonschema's ``uniqueItems`` in linear time (its fallback compares every pair)."""
+    if unique and validator.is_type(instance, "array") and not _unique(instance):
+        yield jsonschema.ValidationError(f"{_short(instance)} has non-unique elements")
 
 
 @cache
@@ -66,6 +81,12 @@ def check_document(doc: YamlDocument, data: Any = None) -> list[Diagnostic]:
     return out
 
 
+_SUGGESTED_KEYS = 20
+"""Unknown keys per mapping that get a "did you mean" (difflib is slow; 10^5 typos are not)."""
+_MESSAGE_CHARS = 200
+"""jsonschema's own messages quote whole values; they are cut to this length."""
+
+
 def _diagnostics(doc: YamlDocument, error: jsonschema.ValidationError) -> list[Diagnostic]:
     path = list(error.absolute_path)
     keyword: Any = error.validator
@@ -81,10 +102,14 @@ def _diagnostics(doc: YamlDocument, error: jsonschema.ValidationError) -> list[D
     if keyword == "additionalProperties" and isinstance(instance, dict):
         allowed = list(schema.get("properties", {}))
         out = []
-        for extra in sorted(k for k in instance if k not in allowed):
-            close = difflib.get_close_matches(extra, allowed, n=1, cutoff=0.6)
+        for index, extra in enumerate(sorted(k for k in instance if k not in allowed)):
+            close = (
+                difflib.get_close_matches(extra, allowed, n=1, cutoff=0.6)
+                if index < _SUGGESTED_KEYS
+                else []
+            )
             hint = f"; did you mean {close[0]!r}?" if close else f"; allowed: {', '.join(allowed)}"
-            out.append(at("TD210", f"unknown key {extra!r}{hint}", [*path, extra], key=True))
+            out.append(at("TD210", f"unknown key {_quoted(extra)}{hint}", [*path, extra], key=True))
         return out
     if keyword == "required" and isinstance(instance, dict):
         missing = [name for name in value if name not in instance]
@@ -120,12 +145,18 @@ def _diagnostics(doc: YamlDocument, error: jsonschema.ValidationError) -> list[D
                     f"{_short(instance)} is not allowed; did you mean {close[0]!r}? ({message})"
                 )
         return [at("TD213", message)]
+    if keyword == "uniqueItems":
+        repeated = _first_repeat(instance)
+        return [at("TD213", f"{_short(repeated)} is listed more than once; list each value once")]
     if keyword == "pattern":
         message = f"{_short(instance)} does not have the expected form"
         examples = schema.get("examples")
         message += f" (e.g. {_short(examples[0])})" if examples else f" ({value})"
         return [at("TD213", message)]
-    return [at("TD213", error.message)]
+    message = error.message
+    if len(message) > _MESSAGE_CHARS:
+        message = message[: _MESSAGE_CHARS - 3] + "..."
+    return [at("TD213", message)]
 
 
 def _all_required(branches: Any) -> bool:
@@ -146,9 +177,26 @@ def _kind(value: Any) -> str:
     )
 
 
+def _quoted(key: str, limit: int = 60) -> str:
+    """``repr(key)``, cut short: a key can be as long as the file."""
+    return repr(key if len(key) <= limit else key[: limit - 3] + "...")
+
+
 def _short(value: Any, limit: int = 60) -> str:
-    text = json.dumps(value, ensure_ascii=False, default=str)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+    """``value`` as JSON, cut at ``limit``; encodes only as much as it shows.
+
+    The value can be a whole document section, so it is encoded chunk by
+    chunk (``iterencode`` is lazy) and encoding stops past the limit.
+    """
+    text = ""
+    for chunk in _ENCODER.iterencode(value):
+        text += chunk
+        if len(text) > limit:
+            return text[: limit - 3] + "..."
+    return text
+
+
+_ENCODER = json.JSONEncoder(ensure_ascii=False, default=str)
 
 
 # --------------------------------------------------------------- fast checker
@@ -333,10 +381,42 @@ def _bound(keyword: str, bound: float) -> Check:
 
 
 def _unique(value: Any) -> bool:
-    if not isinstance(value, list):
-        return True
-    for i, a in enumerate(value):
-        for b in value[i + 1 :]:
-            if json_equal(a, b):
-                return False
-    return True
+    return not isinstance(value, list) or _first_repeat(value) is _NO_REPEAT
+
+
+_NO_REPEAT = object()
+
+
+def _first_repeat(values: list[Any]) -> Any:
+    """The first value equal (as JSON) to an earlier one, or ``_NO_REPEAT``; linear time."""
+    try:
+        seen: set[Any] = set()
+        for value in values:
+            key = _json_key(value)
+            if key in seen:
+                return value
+            seen.add(key)
+    except TypeError:  # a value YAML cannot produce: compare pairs as JSON does
+        for i, a in enumerate(values):
+            if any(json_equal(a, b) for b in values[:i]):
+                return a
+    return _NO_REPEAT
+
+
+def _json_key(value: Any) -> Any:
+    """A hashable stand-in, equal exactly when :func:`json_equal` says the values are.
+
+    ``1`` and ``1.0`` are one number (Python hashes them alike) but ``True`` is
+    not ``1``; lists compare in order, objects regardless of key order.
+    """
+    if isinstance(value, bool) or value is None:
+        return (type(value), value)
+    if isinstance(value, int | float):
+        return (float, value)
+    if isinstance(value, str):
+        return (str, value)
+    if isinstance(value, list | tuple):
+        return (list, tuple(_json_key(v) for v in value))
+    if isinstance(value, dict):
+        return (dict, frozenset((k, _json_key(v)) for k, v in value.items()))
+    return (type(value), value)
