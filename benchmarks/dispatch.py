@@ -37,8 +37,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _timing import Timing, interleaved_samples
 
-import engine
-from engine import RetrySpec, ToolRegistry
+import tooldeck
+from tooldeck import RetrySpec, ToolRegistry
 
 TARGET = 2.0
 PAYLOAD = '{"order_id":"O-1","quantity":3}'
@@ -225,7 +225,7 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"dispatch benchmark  {date.today().isoformat()}  "
         f"Python {platform.python_version()} ({platform.python_implementation()})  "
-        f"tooldeck {engine.__version__}  jsonschema {_version('jsonschema')}"
+        f"tooldeck {tooldeck.__version__}  jsonschema {_version('jsonschema')}"
     )
     print(
         f"payload {PAYLOAD}  rounds={rounds} x {number} calls per variant, interleaved; "

@@ -9,7 +9,7 @@ Run from the repository root::
 
 The script writes a realistic catalogue into a temporary folder: 50 manifest
 files of 20 tools each (1,000 tools), every tool pointing at one of the real
-``handlers.files`` functions with 1-5 parameters that match its signature,
+``tooldeck.handlers.files`` functions with 1-5 parameters that match its signature,
 some with ``result: {select: ...}``, ``timeout`` and ``tags``. It checks that
 the catalogue loads with zero errors, then times, interleaved in the same
 rounds, each round processing all 50 files ((a)-(c) read them from disk):
@@ -60,13 +60,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import yaml
 from _timing import Timing, interleaved_samples
 
-import engine
-from engine.cli.reporters import get_reporter
-from engine.config import load_config
-from engine.diagnostics import Diagnostic
-from engine.manifest.lint import LintSettings, lint
-from engine.manifest.loader import LoadResult, load_manifests
-from engine.registry import ToolRegistry
+import tooldeck
+from tooldeck.cli.reporters import get_reporter
+from tooldeck.config import load_config
+from tooldeck.diagnostics import Diagnostic
+from tooldeck.manifest.lint import LintSettings, lint
+from tooldeck.manifest.loader import LoadResult, load_manifests
+from tooldeck.registry import ToolRegistry
 
 ROOT = Path(__file__).resolve().parent.parent
 META_SCHEMA = ROOT / "schemas" / "manifest.schema.json"
@@ -148,7 +148,7 @@ def _read_file_tool(rng: random.Random, topic: str, k: int) -> dict[str, Any]:
         )  # fmt: skip
     return {
         "name": f"{topic}_read_{noun}_{k}",
-        "handler": "handlers.files:read_file",
+        "handler": "tooldeck.handlers.files:read_file",
         "description": f"Read part of a {topic} {noun} file as plain lines; "
         "long files are paged with a start_line marker at the end.",
         "params": params,
@@ -170,7 +170,7 @@ def _list_dir_tool(rng: random.Random, topic: str, k: int) -> dict[str, Any]:
     chosen = sorted(rng.sample(range(4), rng.randint(1, 4)))
     tool: dict[str, Any] = {
         "name": f"{topic}_list_{noun}_{k}",
-        "handler": "handlers.files:list_dir",
+        "handler": "tooldeck.handlers.files:list_dir",
         "description": f"List the {topic} {noun} in the project, sorted by path, "
         "skipping hidden and build folders.",
         "params": [optional[i] for i in chosen],
@@ -198,7 +198,7 @@ def _search_text_tool(rng: random.Random, topic: str, k: int) -> dict[str, Any]:
     chosen = sorted(rng.sample(range(4), rng.randint(0, 4)))
     tool: dict[str, Any] = {
         "name": f"{topic}_search_{noun}_{k}",
-        "handler": "handlers.files:search_text",
+        "handler": "tooldeck.handlers.files:search_text",
         "description": f"Search the {topic} {noun} for lines containing a text or pattern; "
         "returns path, line number and text.",
         "params": [
@@ -216,7 +216,7 @@ def _file_info_tool(rng: random.Random, topic: str, k: int) -> dict[str, Any]:
     noun = rng.choice(["file", "artifact", "dump", "export", "bundle"])
     tool: dict[str, Any] = {
         "name": f"{topic}_{noun}_info_{k}",
-        "handler": "handlers.files:file_info",
+        "handler": "tooldeck.handlers.files:file_info",
         "description": f"Describe a {topic} {noun}: type, size, modification time and line count.",
         "params": [_path_param(rng, topic, required=True, what=f"The {topic} {noun}")],
     }
@@ -383,13 +383,13 @@ def load_stages(folder: Path, paths: list[Path], reps: int) -> list[tuple[str, f
     Calls the loader's own building blocks in the order it does, garbage
     collector disabled like the timed rounds; medians over ``reps`` runs.
     """
-    from engine.config import Config
-    from engine.manifest.build import build_bundle
-    from engine.manifest.interpolate import interpolate
-    from engine.manifest.loader import GROUP_PREFIX, discover
-    from engine.manifest.metaschema import check_document
-    from engine.manifest.resolve import DEFAULT_ALLOWED
-    from engine.manifest.yamlsource import _Loader, read_yaml
+    from tooldeck.config import Config
+    from tooldeck.manifest.build import build_bundle
+    from tooldeck.manifest.interpolate import interpolate
+    from tooldeck.manifest.loader import GROUP_PREFIX, discover
+    from tooldeck.manifest.metaschema import check_document
+    from tooldeck.manifest.resolve import DEFAULT_ALLOWED
+    from tooldeck.manifest.yamlsource import _Loader, read_yaml
 
     texts = [p.read_text("utf-8") for p in paths]
     clock = time.perf_counter_ns
@@ -475,7 +475,7 @@ def load_stages(folder: Path, paths: list[Path], reps: int) -> list[tuple[str, f
 
 def lint_stages(folder: Path, reps: int) -> list[tuple[str, float]]:
     """Wall time of each lint rule and of the text report over the loaded catalogue (ms)."""
-    from engine.manifest.lint import RULES, LintContext
+    from tooldeck.manifest.lint import RULES, LintContext
 
     registry, result = load_manifests([folder], registry=ToolRegistry())
     settings = LintSettings()
@@ -568,7 +568,7 @@ def print_profile(label: str, fn: Callable[[], object], calls: int, top: int) ->
         print(
             f"    {s.own:6.1%} own {s.cumulative:6.1%} cum {s.calls // calls:>8} calls  {s.where}"
         )
-    ours = [s for s in spots if s.where.startswith(("engine", "handlers"))]
+    ours = [s for s in spots if s.where.startswith(("tooldeck", "handlers"))]
     print("  engine functions by cumulative time:")
     for s in sorted(ours, key=lambda s: s.cumulative, reverse=True)[:top]:
         print(
@@ -605,7 +605,7 @@ def _line(label: str, timing: Timing, base: Timing) -> str:
 
 def cli_wall_time(folder: Path) -> str:
     exe = Path(sys.executable).with_name("tooldeck")
-    cmd = [str(exe), "lint", str(folder)] if exe.exists() else [sys.executable, "-m", "engine"]
+    cmd = [str(exe), "lint", str(folder)] if exe.exists() else [sys.executable, "-m", "tooldeck"]
     if not exe.exists():
         cmd += ["lint", str(folder)]
     start = time.perf_counter()
@@ -646,7 +646,7 @@ def main(argv: list[str] | None = None) -> int:
         print(
             f"load benchmark  {date.today().isoformat()}  "
             f"Python {platform.python_version()} ({platform.python_implementation()})  "
-            f"tooldeck {engine.__version__}  PyYAML {yaml.__version__} (libyaml "
+            f"tooldeck {tooldeck.__version__}  PyYAML {yaml.__version__} (libyaml "
             f"{'yes' if yaml.__with_libyaml__ else 'no'})  jsonschema {_version('jsonschema')}"
         )
         print(

@@ -8,11 +8,11 @@ Run from the repository root::
     .venv/bin/python benchmarks/reload.py --profile  # also profile LiveManifests.apply
 
 The script writes the catalogue of ``load.py`` (50 files x 20 tools, every
-tool on a real ``handlers.files`` function) into a temporary folder, checks
+tool on a real ``tooldeck.handlers.files`` function) into a temporary folder, checks
 that it loads with zero errors, and starts the real thread-backed watcher
-(``engine.reload.Watcher``) on it. A second temporary folder holds a copy of
+(``tooldeck.reload.Watcher``) on it. A second temporary folder holds a copy of
 the same files, watched by a bare ``watchfiles.awatch`` with the settings
-tooldeck uses (``DEBOUNCE_MS``/``STEP_MS`` from ``engine.reload``, the same
+tooldeck uses (``DEBOUNCE_MS``/``STEP_MS`` from ``tooldeck.reload``, the same
 ``rust_timeout`` tick and ``yield_on_timeout``), in a thread of its own.
 
 Then, alternating (one raw edit, one tooldeck edit; which goes first swaps
@@ -69,12 +69,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import watchfiles
 from load import TOOLS_PER_FILE, TOPICS, manifest_text, print_profile
 
-import engine
-import engine.manifest.live as live_module
-import engine.reload as reload_module
-from engine.manifest.live import LiveManifests, ReloadEvent
-from engine.registry import ToolRegistry
-from engine.reload import DEBOUNCE_MS, STEP_MS, Watcher
+import tooldeck
+import tooldeck.manifest.live as live_module
+import tooldeck.reload as reload_module
+from tooldeck.manifest.live import LiveManifests, ReloadEvent
+from tooldeck.registry import ToolRegistry
+from tooldeck.reload import DEBOUNCE_MS, STEP_MS, Watcher
 
 TARGET_MS = 25.0
 # ReloadEvent.duration above this (median) is "surprisingly large" for one file of 20 tools:
@@ -321,7 +321,7 @@ STEPS = (
 @contextmanager
 def timed_steps(live: LiveManifests, into: dict[str, list[int]]) -> Iterator[None]:
     """Wrap the steps of ``live.apply`` with wall-clock timers (instance attributes, and
-    the ``load_file`` name ``engine.manifest.live`` calls; restored afterwards)."""
+    the ``load_file`` name ``tooldeck.manifest.live`` calls; restored afterwards)."""
 
     def timer(label: str, fn: Callable[..., Any]) -> Callable[..., Any]:
         def timed(*args: Any, **kwargs: Any) -> Any:
@@ -435,12 +435,12 @@ def main(argv: list[str] | None = None) -> int:
         print(
             f"reload benchmark  {date.today().isoformat()}  "
             f"Python {platform.python_version()} ({platform.python_implementation()})  "
-            f"tooldeck {engine.__version__}  watchfiles {_version('watchfiles')}  "
+            f"tooldeck {tooldeck.__version__}  watchfiles {_version('watchfiles')}  "
             f"load average {os.getloadavg()[0]:.2f} ({os.cpu_count()} CPUs)"
         )
         print(
             f"watch settings: debounce={DEBOUNCE_MS} ms, step={STEP_MS} ms, "
-            f"rust_timeout={READY_TICK_MS} ms (engine.reload), for both watchers"
+            f"rust_timeout={READY_TICK_MS} ms (tooldeck.reload), for both watchers"
         )
 
         registry = ToolRegistry()

@@ -1,10 +1,10 @@
 """tooldeck: declare the tools an LLM may call, validate and call them, export them.
 
 The programmatic registry is the core; YAML manifests compile into exactly
-the same calls. ``import engine`` stays light: openai, mcp and watchfiles are
+the same calls. ``import tooldeck`` stays light: openai, mcp and watchfiles are
 imported only by the leaf modules that need them.
 
-    >>> from engine import ToolRegistry, Param
+    >>> from tooldeck import ToolRegistry, Param
     >>> registry = ToolRegistry()
     >>> def greet(name: str) -> str:
     ...     return f"Hello, {name}!"
@@ -16,18 +16,18 @@ imported only by the leaf modules that need them.
 
 import logging
 
-from engine.config import Config, load_config
-from engine.diagnostics import Diagnostic, Severity, SourceLocation
-from engine.errors import (
+from tooldeck.config import Config, load_config
+from tooldeck.diagnostics import Diagnostic, Severity, SourceLocation
+from tooldeck.errors import (
     DuplicateToolError,
     ManifestError,
     RegistrationError,
     ToolCallError,
     ToolDeckError,
 )
-from engine.manifest.live import LiveManifests, ReloadEvent, ReloadStatus
-from engine.manifest.loader import LoadResult, load_manifests
-from engine.model import (
+from tooldeck.manifest.live import LiveManifests, ReloadEvent, ReloadStatus
+from tooldeck.manifest.loader import LoadResult, load_manifests
+from tooldeck.model import (
     MISSING,
     ErrorKind,
     McpServerSpec,
@@ -42,12 +42,12 @@ from engine.model import (
     ToolSpec,
     WebSearchSpec,
 )
-from engine.names import is_provider_safe, safe_name
-from engine.policies import ApprovalRequest, CallEvent, Decision, RetrySpec
-from engine.prompts import PromptMessage
-from engine.registry import GroupContent, RegistryChange, ToolRegistry
-from engine.reload import Watcher, watch
-from engine.schema import tool_input_schema
+from tooldeck.names import is_provider_safe, safe_name
+from tooldeck.policies import ApprovalRequest, CallEvent, Decision, RetrySpec
+from tooldeck.prompts import PromptMessage
+from tooldeck.registry import GroupContent, RegistryChange, ToolRegistry
+from tooldeck.reload import Watcher, watch
+from tooldeck.schema import tool_input_schema
 
 __all__ = [
     "MISSING",
@@ -96,4 +96,4 @@ __all__ = [
 __version__ = "0.1.0"
 
 # A library stays quiet unless the application configures logging.
-logging.getLogger("engine").addHandler(logging.NullHandler())
+logging.getLogger("tooldeck").addHandler(logging.NullHandler())

@@ -1,8 +1,8 @@
-"""``python -m engine`` is the ``tooldeck`` command.
+"""``python -m tooldeck`` is the ``tooldeck`` command.
 
 ``python -m`` puts the current directory first on ``sys.path``; it is taken
 off again before the command runs, and the CLI makes the directory importable
-after every installed package instead (:mod:`engine.cli.importpath`).
+after every installed package instead (:mod:`tooldeck.cli.importpath`).
 """
 
 import os
@@ -11,6 +11,6 @@ import sys
 _cwd = os.getcwd()
 sys.path[:] = [entry for entry in sys.path if entry not in ("", ".", _cwd)]
 
-from engine.cli import main  # noqa: E402 - only after the path is safe
+from tooldeck.cli import main  # noqa: E402 - only after the path is safe
 
 sys.exit(main())

@@ -23,18 +23,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from engine._typing import is_context_annotation, signature_of
-from engine.convert import ConversionError, converter_for
-from engine.errors import RegistrationError
-from engine.explain import describe_errors
-from engine.jsonparse import JsonProblem, parse_json
-from engine.jsontypes import Checker
-from engine.model import ParamDescriptor, ToolContext, ToolSpec
-from engine.regex import PatternError
-from engine.results import ResultShaper
-from engine.schema import tool_input_schema
-from engine.schema_validator import safe_checker, schema_problem, schema_validator
-from engine.validation import check_fragment, compile_checker, compile_object_checker
+from tooldeck._typing import is_context_annotation, signature_of
+from tooldeck.convert import ConversionError, converter_for
+from tooldeck.errors import RegistrationError
+from tooldeck.explain import describe_errors
+from tooldeck.jsonparse import JsonProblem, parse_json
+from tooldeck.jsontypes import Checker
+from tooldeck.model import ParamDescriptor, ToolContext, ToolSpec
+from tooldeck.regex import PatternError
+from tooldeck.results import ResultShaper
+from tooldeck.schema import tool_input_schema
+from tooldeck.schema_validator import safe_checker, schema_problem, schema_validator
+from tooldeck.validation import check_fragment, compile_checker, compile_object_checker
 
 __all__ = ["ArgumentError", "CallEnv", "MissingInjection", "PreparedTool", "prepare_tool"]
 

@@ -20,7 +20,7 @@ from decimal import Decimal
 from pathlib import PurePath
 from typing import Any
 
-from engine._typing import is_abc_origin, split_optional, unwrap_annotated
+from tooldeck._typing import is_abc_origin, split_optional, unwrap_annotated
 
 __all__ = ["ConversionError", "Converter", "converter_for"]
 

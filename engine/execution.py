@@ -1,6 +1,6 @@
 """The guarded call path: timeouts, retries, approval, hooks, tracing, result substitution.
 
-Tools that need none of it take the fast path in :mod:`engine.calls`; this
+Tools that need none of it take the fast path in :mod:`tooldeck.calls`; this
 module runs the rest through the same steps (``validate_call``,
 ``bind_call``, ``finish``) with the policies around them:
 
@@ -11,8 +11,8 @@ The steps are written once, as a generator of effects; a sync and an async
 driver carry the effects out.
 
 A sync handler past its timeout: the caller gets a ``timeout`` result on
-time, and :meth:`~engine.workers.WorkerPool.interrupt` raises
-:class:`~engine.workers.HandlerTimedOut` inside it, which stops Python code
+time, and :meth:`~tooldeck.workers.WorkerPool.interrupt` raises
+:class:`~tooldeck.workers.HandlerTimedOut` inside it, which stops Python code
 at its next bytecode (a blocking C call finishes first, still inside the
 bounded pool, so abandoned threads never pile up). Async handlers are
 cancelled.
@@ -32,8 +32,8 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
-from engine.binding import CallEnv, PreparedTool
-from engine.calls import (
+from tooldeck.binding import CallEnv, PreparedTool
+from tooldeck.calls import (
     bind_call,
     error_result,
     failed,
@@ -41,8 +41,8 @@ from engine.calls import (
     run_coroutine,
     validate_call,
 )
-from engine.model import ToolResult
-from engine.policies import (
+from tooldeck.model import ToolResult
+from tooldeck.policies import (
     AfterHook,
     ApprovalCallback,
     ApprovalRequest,
@@ -52,11 +52,11 @@ from engine.policies import (
     PoolSaturated,
     WorkerPool,
 )
-from engine.secrets import Secrets
+from tooldeck.secrets import Secrets
 
 __all__ = ["Policy", "arun_guarded", "run_guarded", "tracing_active"]
 
-log = logging.getLogger("engine.calls")
+log = logging.getLogger("tooldeck.calls")
 
 
 @dataclass
@@ -98,7 +98,7 @@ _otel: Any = None
 
 
 def _trace_api() -> Any:
-    global _otel  # noqa: PLW0603 - imported once, on first use, to keep `import engine` light
+    global _otel  # noqa: PLW0603 - imported once, on first use, to keep `import tooldeck` light
     if _otel is None:
         try:
             from opentelemetry import trace
@@ -139,7 +139,7 @@ def _start_span(prepared: PreparedTool, call_id: str, arguments: Any, policy: Po
         if not tracing_active():
             return None
         provider = _otel.get_tracer_provider()
-    from engine import __version__
+    from tooldeck import __version__
 
     tracer = provider.get_tracer("tooldeck", __version__)
     attributes: dict[str, Any] = {

@@ -21,16 +21,16 @@ from decimal import Decimal
 from pathlib import PurePath
 from typing import Any, is_typeddict
 
-from engine._typing import (
+from tooldeck._typing import (
     is_abc_origin,
     is_context_annotation,
     signature_of,
     split_optional,
     unwrap_annotated,
 )
-from engine.docstrings import parse_docstring
-from engine.model import MISSING, ParamDescriptor
-from engine.schema import param_schema
+from tooldeck.docstrings import parse_docstring
+from tooldeck.model import MISSING, ParamDescriptor
+from tooldeck.schema import param_schema
 
 __all__ = ["describe_handler", "infer_params", "snake_case"]
 

@@ -19,19 +19,19 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Literal, cast, overload
 
-from engine.binding import CallEnv, PreparedTool, prepare_tool
-from engine.calls import (
+from tooldeck.binding import CallEnv, PreparedTool, prepare_tool
+from tooldeck.calls import (
     acall_prepared,
     call_prepared,
     new_call_id,
     run_coroutine,
     unknown_tool,
 )
-from engine.diagnostics import Diagnostic, Severity
-from engine.errors import DuplicateToolError, RegistrationError, ToolCallError
-from engine.execution import Policy, arun_guarded, run_guarded, tracing_active
-from engine.inference import describe_handler, infer_params, snake_case
-from engine.model import (
+from tooldeck.diagnostics import Diagnostic, Severity
+from tooldeck.errors import DuplicateToolError, RegistrationError, ToolCallError
+from tooldeck.execution import Policy, arun_guarded, run_guarded, tracing_active
+from tooldeck.inference import describe_handler, infer_params, snake_case
+from tooldeck.model import (
     McpServerSpec,
     ParamDescriptor,
     PromptSpec,
@@ -41,14 +41,14 @@ from engine.model import (
     ToolSpec,
     WebSearchSpec,
 )
-from engine.names import is_provider_safe, safe_name
-from engine.policies import AfterHook, ApprovalCallback, BeforeHook, WorkerPool
-from engine.prompts import PreparedPrompt, PromptMessage, prepare_prompt
-from engine.secrets import Secrets
+from tooldeck.names import is_provider_safe, safe_name
+from tooldeck.policies import AfterHook, ApprovalCallback, BeforeHook, WorkerPool
+from tooldeck.prompts import PreparedPrompt, PromptMessage, prepare_prompt
+from tooldeck.secrets import Secrets
 
 __all__ = ["DuplicatePolicy", "GroupContent", "RegistryChange", "ToolRegistry"]
 
-log = logging.getLogger("engine.registry")
+log = logging.getLogger("tooldeck.registry")
 
 DuplicatePolicy = Literal["error", "replace", "warn"]
 
@@ -137,8 +137,8 @@ class ToolRegistry:
             instead of returning error results.
         default_timeout: seconds for tools that set no ``timeout`` (None: no limit).
         approve: called before every call of a ``side_effects`` tool with an
-            :class:`~engine.policies.ApprovalRequest`; returns True/False or a
-            :class:`~engine.policies.Decision` (sync or async). Without it such
+            :class:`~tooldeck.policies.ApprovalRequest`; returns True/False or a
+            :class:`~tooldeck.policies.Decision` (sync or async). Without it such
             calls are denied, unless ``allow_side_effects`` (trusted contexts).
         max_workers: threads for sync handlers under ``acall`` or a timeout; a
             saturated pool answers with an error instead of queueing.
@@ -189,7 +189,7 @@ class ToolRegistry:
         self._checked: dict[int, tuple[ToolSpec, PreparedTool]] = {}
         self._subscribers: list[Callable[[str | None, RegistryChange], Any]] = []
         self.reload_status: Any = None
-        """Set by :mod:`engine.reload` while manifests are watched: the last reload's outcome."""
+        """Set by :mod:`tooldeck.reload` while manifests are watched: the last reload's outcome."""
 
     @classmethod
     def from_manifests(
@@ -204,10 +204,10 @@ class ToolRegistry:
         """A registry holding the tools of ``paths``; raises ManifestError if any has errors.
 
         ``options`` are the constructor's (``project_dir``, ``lenient`` ...).
-        Use :func:`engine.load_manifests` to get the diagnostics as values.
+        Use :func:`tooldeck.load_manifests` to get the diagnostics as values.
         """
-        from engine.config import load_config
-        from engine.manifest.loader import load_manifests
+        from tooldeck.config import load_config
+        from tooldeck.manifest.loader import load_manifests
 
         loaded = load_config(config)
         registry = cls(config=loaded.data, **options)
@@ -574,7 +574,7 @@ class ToolRegistry:
         """Declare an MCP server, as the seed's ``addMcpServer(name, url, auth, description)``.
 
         ``options`` are :class:`McpServerSpec` fields (``command``, ``via``,
-        ``prefix``, ``cache_ttl`` ...). Connecting happens in ``engine.mcp``.
+        ``prefix``, ``cache_ttl`` ...). Connecting happens in ``tooldeck.mcp``.
         """
         spec = McpServerSpec(
             name=name, url=url, authorization=authorization, description=description, **options

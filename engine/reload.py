@@ -1,7 +1,7 @@
 """Hot reload: watch manifest files (and, opt-in, handler modules) and apply edits live.
 
 This is the leaf that imports watchfiles; the reload logic itself (per-file
-last good, atomic swaps, events) is :class:`engine.manifest.live.LiveManifests`.
+last good, atomic swaps, events) is :class:`tooldeck.manifest.live.LiveManifests`.
 
 Latency: watchfiles waits ``step_ms`` of quiet after a change before it
 reports the batch (``debounce_ms`` at most), so an editor's burst of writes
@@ -25,15 +25,15 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from engine.manifest.live import LiveManifests, ReloadEvent
-from engine.registry import ToolRegistry
+from tooldeck.manifest.live import LiveManifests, ReloadEvent
+from tooldeck.registry import ToolRegistry
 
 if TYPE_CHECKING:
-    from engine.config import Config
+    from tooldeck.config import Config
 
 __all__ = ["Watcher", "watch"]
 
-log = logging.getLogger("engine.reload")
+log = logging.getLogger("tooldeck.reload")
 
 DEBOUNCE_MS = 400
 STEP_MS = 15

@@ -9,24 +9,24 @@ does full ``jsonschema`` run, to explain every violation with its JSON path
 in words a model can act on. The two are differential-tested with hypothesis.
 
 Everything here faces untrusted input, so it is bounded: patterns run on RE2
-(:mod:`engine.regex`, linear time) in the compiled checks, the asserted
+(:mod:`tooldeck.regex`, linear time) in the compiled checks, the asserted
 formats and jsonschema alike; JSON text is parsed without NaN, infinities,
 integers past 4,300 digits or lone surrogates; and an explanation describes
-the first :data:`~engine.explain.MAX_VIOLATIONS` violations and counts at
-most :data:`~engine.explain.COUNT_LIMIT` more, whatever the size of the
+the first :data:`~tooldeck.explain.MAX_VIOLATIONS` violations and counts at
+most :data:`~tooldeck.explain.COUNT_LIMIT` more, whatever the size of the
 arguments.
 
 This module compiles the checks from descriptors. The other jobs live in
 modules of their own, listed in import order (each imports only those above
 it):
 
-- :mod:`engine.jsontypes`: JSON Schema's types and equality (:func:`json_equal`);
-- :mod:`engine.formats`: the asserted formats (``FORMAT_CHECKER``);
-- :mod:`engine.explain`: violations in words, capped (``describe_errors``);
-- :mod:`engine.jsonparse`: untrusted JSON text parsed (``parse_json``);
-- :mod:`engine.fastcheck`: compiled checks for simple raw schemas;
-- :mod:`engine.schema_validator`: jsonschema on RE2 with bounded keywords;
-- :mod:`engine.validation`: this module.
+- :mod:`tooldeck.jsontypes`: JSON Schema's types and equality (:func:`json_equal`);
+- :mod:`tooldeck.formats`: the asserted formats (``FORMAT_CHECKER``);
+- :mod:`tooldeck.explain`: violations in words, capped (``describe_errors``);
+- :mod:`tooldeck.jsonparse`: untrusted JSON text parsed (``parse_json``);
+- :mod:`tooldeck.fastcheck`: compiled checks for simple raw schemas;
+- :mod:`tooldeck.schema_validator`: jsonschema on RE2 with bounded keywords;
+- :mod:`tooldeck.validation`: this module.
 """
 
 from __future__ import annotations
@@ -34,17 +34,17 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from engine.formats import FORMAT_CHECKER
-from engine.jsontypes import TYPE_TESTS, Checker, enum_test, is_number, json_equal
-from engine.model import ParamDescriptor
-from engine.regex import compile_pattern
-from engine.schema_validator import safe_checker, schema_problem, schema_validator
+from tooldeck.formats import FORMAT_CHECKER
+from tooldeck.jsontypes import TYPE_TESTS, Checker, enum_test, is_number, json_equal
+from tooldeck.model import ParamDescriptor
+from tooldeck.regex import compile_pattern
+from tooldeck.schema_validator import safe_checker, schema_problem, schema_validator
 
 __all__ = [
     "check_fragment",
     "compile_checker",
     "compile_object_checker",
-    "json_equal",  # defined in engine.jsontypes; still imported from here by manifest/metaschema.py
+    "json_equal",  # defined in tooldeck.jsontypes; manifest/metaschema.py imports it from here
 ]
 
 

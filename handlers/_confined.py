@@ -1,4 +1,6 @@
-"""Descriptor-verified access to the project directory, for the file tools in ``handlers.files``.
+"""Descriptor-verified access to the project directory, for the file tools.
+
+The tools themselves are in ``tooldeck.handlers.files``.
 
 The file tools promise that what they read is inside the project even while another process
 renames, swaps or links things under them. This module keeps that promise, so the tools never
@@ -17,7 +19,7 @@ touch a path themselves:
 
 Why a module of its own: this is the security-critical mechanism, and it is easier to review
 apart from what the tools do with the files. It is private (``_confined``) because nothing here is
-a tool: manifests reference the tools defined in ``handlers.files``.
+a tool: manifests reference the tools defined in ``tooldeck.handlers.files``.
 """
 
 import errno
@@ -240,7 +242,7 @@ class Project:
 
 
 class Budget(Protocol):
-    """The work a walk may still do (``handlers.files`` keeps the allowance and its limits)."""
+    """The work a walk may still do (the file tools keep the allowance and its limits)."""
 
     stopped: bool
     """Set when the walk must end now."""

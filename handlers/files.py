@@ -17,16 +17,17 @@ tool runs. The guarantees:
   once it is known to be a regular file or a folder; elsewhere opens use ``O_NONBLOCK |
   O_NOCTTY``. Only regular files are ever read; FIFOs, sockets and devices are never listed or
   searched.
-* **search_text does bounded work**: RE2 regular expressions through :mod:`engine.regex` (linear
+* **search_text does bounded work**: RE2 regular expressions through :mod:`tooldeck.regex` (linear
   time, whatever the pattern) or plain substring tests, and a cap on entries examined, bytes read
   and seconds spent.
 
 Files are streamed line by line with bounded memory. Nothing in this module writes.
 
 The descriptor machinery behind the first two guarantees (resolving, opening and verifying, walking
-folders through descriptors) lives in :mod:`handlers._confined`; this module holds the four tools
-and what they do with the files. The tools must stay *defined* here: a manifest's handler reference
-resolves only to callables whose ``__module__`` is an allowed module (``handlers.files:read_file``).
+folders through descriptors) lives in :mod:`tooldeck.handlers._confined`; this module holds the
+four tools and what they do with the files. The tools must stay *defined* here: a manifest's
+handler reference resolves only to callables whose ``__module__`` is an allowed module
+(``tooldeck.handlers.files:read_file``).
 """
 
 import io
@@ -42,8 +43,8 @@ from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
 
-from engine.regex import PatternError, compile_pattern
-from handlers._confined import Project, open_entry, walking
+from tooldeck.handlers._confined import Project, open_entry, walking
+from tooldeck.regex import PatternError, compile_pattern
 
 if TYPE_CHECKING:
     from _typeshed import WriteableBuffer

@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from engine import ToolRegistry
+from tooldeck import ToolRegistry
 
 INFO = "Describe a file or directory in the project, with its size and lines."
 
@@ -12,7 +12,9 @@ def payload() -> dict[str, str]:
     return {"old": "v1", "new": "v2"}
 
 
-def tools_yaml(*names: str, description: str = INFO, handler: str = "handlers.files:file_info"):
+def tools_yaml(
+    *names: str, description: str = INFO, handler: str = "tooldeck.handlers.files:file_info"
+):
     """A manifest declaring one tool per name (the first tool's name is on line 3)."""
     lines = ["version: 1", "tools:"]
     for name in names:

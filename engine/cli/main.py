@@ -16,16 +16,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from engine.cli.importpath import project_importable_last
-from engine.diagnostics import Diagnostic, Severity
-from engine.manifest.loader import LoadResult, load_manifests
-from engine.policies import ApprovalCallback, ApprovalRequest, Decision
-from engine.registry import ToolRegistry
+from tooldeck.cli.importpath import project_importable_last
+from tooldeck.diagnostics import Diagnostic, Severity
+from tooldeck.manifest.loader import LoadResult, load_manifests
+from tooldeck.policies import ApprovalCallback, ApprovalRequest, Decision
+from tooldeck.registry import ToolRegistry
 
 __all__ = ["build_parser", "main"]
 
 EXIT_OK, EXIT_PROBLEM, EXIT_USAGE = 0, 1, 2
 DEFAULT_MANIFESTS = Path("manifests")
+BUNDLED_MANIFESTS = Path(__file__).resolve().parent.parent / "bundled"
+"""The manifests shipped inside the package (the repository's manifests/ folder)."""
 
 
 class UsageError(Exception):
@@ -45,7 +47,7 @@ def build_parser() -> argparse.ArgumentParser:
         type=Path,
         metavar="PATH",
         default=None,
-        help="manifest file or folder (repeatable; default: ./manifests)",
+        help="manifest file or folder (repeatable; default: ./manifests, else the bundled ones)",
     )
     common.add_argument(
         "--config",
@@ -116,6 +118,23 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def default_manifests(*, bundled: bool) -> Path:
+    """``./manifests`` when the project has one, else (``bundled``) those shipped with tooldeck.
+
+    ``list``, ``call`` and ``export`` fall back to the bundled manifests, so
+    they work in any directory right after installing; ``lint`` and ``dev``
+    do not, since linting tooldeck's own files instead of a project's that is
+    missing would pass a CI job that should fail.
+    """
+    if DEFAULT_MANIFESTS.is_dir():
+        return DEFAULT_MANIFESTS
+    if bundled:
+        return BUNDLED_MANIFESTS
+    raise UsageError(
+        f"no manifests given and no ./{DEFAULT_MANIFESTS} folder in {Path.cwd()}; pass -m PATH"
+    )
+
+
 @dataclass
 class Loaded:
     registry: ToolRegistry
@@ -126,18 +145,13 @@ def load(
     args: argparse.Namespace,
     paths: Sequence[Path] | None = None,
     approve: ApprovalCallback | None = None,
+    *,
+    bundled: bool = True,
 ) -> Loaded:
     """Build the registry from the command's manifests, config and flags."""
-    from engine.config import load_config
+    from tooldeck.config import load_config
 
-    chosen = list(paths or args.manifests or [])
-    if not chosen:
-        if not DEFAULT_MANIFESTS.is_dir():
-            raise UsageError(
-                f"no manifests given and no ./{DEFAULT_MANIFESTS} folder in {Path.cwd()}; "
-                "pass -m PATH"
-            )
-        chosen = [DEFAULT_MANIFESTS]
+    chosen = list(paths or args.manifests or []) or [default_manifests(bundled=bundled)]
     config = load_config(args.config)
     registry = ToolRegistry(
         project_dir=args.project_dir or Path.cwd(), config=config.data, approve=approve
@@ -166,7 +180,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _report_errors(loaded: Loaded) -> bool:
     """Print load errors to stderr (the command still runs); True when there were any."""
-    from engine.cli.reporters import get_reporter
+    from tooldeck.cli.reporters import get_reporter
 
     errors = [d for d in loaded.result.diagnostics if d.severity is Severity.ERROR]
     if errors:
@@ -177,10 +191,10 @@ def _report_errors(loaded: Loaded) -> bool:
 
 
 def cmd_lint(args: argparse.Namespace) -> int:
-    from engine.cli.reporters import get_reporter
-    from engine.manifest.lint import lint, load_settings
+    from tooldeck.cli.reporters import get_reporter
+    from tooldeck.manifest.lint import lint, load_settings
 
-    loaded = load(args, args.paths or None)
+    loaded = load(args, args.paths or None, bundled=False)
     settings, setting_problems = load_settings()
     found: list[Diagnostic] = [*setting_problems]
     found.extend(loaded.result.diagnostics)
@@ -192,7 +206,7 @@ def cmd_lint(args: argparse.Namespace) -> int:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    from engine.export import definition_tokens, export_tools
+    from tooldeck.export import definition_tokens, export_tools
 
     loaded = load(args)
     failed = _report_errors(loaded)
@@ -338,7 +352,7 @@ def cmd_call(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from engine.export import export_tools
+    from tooldeck.export import export_tools
 
     loaded = load(args)
     failed = _report_errors(loaded)
@@ -360,18 +374,11 @@ def cmd_dev(args: argparse.Namespace) -> int:
     """The edit loop: every save prints what changed, or the errors that kept the last good."""
     import asyncio
 
-    from engine.config import load_config
-    from engine.manifest.live import ReloadEvent
-    from engine.reload import watch
+    from tooldeck.config import load_config
+    from tooldeck.manifest.live import ReloadEvent
+    from tooldeck.reload import watch
 
-    paths = list(args.manifests or [])
-    if not paths:
-        if not DEFAULT_MANIFESTS.is_dir():
-            raise UsageError(
-                f"no manifests given and no ./{DEFAULT_MANIFESTS} folder in {Path.cwd()}; "
-                "pass -m PATH"
-            )
-        paths = [DEFAULT_MANIFESTS]
+    paths = list(args.manifests or []) or [default_manifests(bundled=False)]
     config = load_config(args.config)
     registry = ToolRegistry(project_dir=args.project_dir or Path.cwd(), config=config.data)
     first = True
@@ -414,7 +421,7 @@ def cmd_dev(args: argparse.Namespace) -> int:
 
 
 def cmd_schema(args: argparse.Namespace) -> int:
-    from engine.manifest.metaschema import manifest_schema
+    from tooldeck.manifest.metaschema import manifest_schema
 
     print(json.dumps(manifest_schema(), indent=2, ensure_ascii=False))
     return EXIT_OK

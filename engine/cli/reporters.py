@@ -7,7 +7,7 @@ a class by name through :data:`REPORTER_BY_NAME` / :func:`get_reporter` and
 writes the string to standard output as is.
 
 Secrets: a reporter built with ``secrets=`` (the registry's
-:class:`~engine.secrets.Secrets`) masks them in every diagnostic in
+:class:`~tooldeck.secrets.Secrets`) masks them in every diagnostic in
 :meth:`Reporter.render`, before a format quotes, escapes or percent-encodes
 anything; formats implement :meth:`Reporter.emit` and only ever see redacted
 diagnostics. Redacting the finished output instead would miss a secret that
@@ -43,8 +43,8 @@ from pathlib import Path, PurePath
 from typing import Any, ClassVar
 from urllib.parse import quote
 
-from engine.diagnostics import Diagnostic, Severity
-from engine.secrets import Secrets
+from tooldeck.diagnostics import Diagnostic, Severity
+from tooldeck.secrets import Secrets
 
 __all__ = [
     "REPORTER_BY_NAME",
@@ -355,10 +355,10 @@ def artifact_location(file: str, base: str | os.PathLike[str]) -> dict[str, str]
 
 def _tool_version() -> str:
     try:
-        import engine
+        import tooldeck
     except ImportError:  # pragma: no cover - engine is the package we live in
         return "0"
-    version = getattr(engine, "__version__", "0")
+    version = getattr(tooldeck, "__version__", "0")
     return version if isinstance(version, str) else "0"
 
 

@@ -16,12 +16,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from engine.diagnostics import Diagnostic, Severity, SourceLocation
-from engine.errors import RegistrationError
-from engine.inference import describe_handler, infer_params, snake_case
-from engine.manifest.resolve import ResolveError, parse_duration, resolve_handler
-from engine.manifest.yamlsource import YamlDocument
-from engine.model import (
+from tooldeck.diagnostics import Diagnostic, Severity, SourceLocation
+from tooldeck.errors import RegistrationError
+from tooldeck.inference import describe_handler, infer_params, snake_case
+from tooldeck.manifest.resolve import ResolveError, parse_duration, resolve_handler
+from tooldeck.manifest.yamlsource import YamlDocument
+from tooldeck.model import (
     MISSING,
     McpServerSpec,
     ParamDescriptor,
@@ -30,7 +30,7 @@ from engine.model import (
     ToolSpec,
     WebSearchSpec,
 )
-from engine.policies import RetrySpec
+from tooldeck.policies import RetrySpec
 
 __all__ = ["Bundle", "build_bundle"]
 
@@ -295,7 +295,7 @@ class _Builder:
         self.bundle.tool_paths[name] = path
 
     def prompt(self, entry: Mapping[str, Any], path: Path_) -> None:
-        from engine.prompts import prepare_prompt
+        from tooldeck.prompts import prepare_prompt
 
         name = entry["name"]
         if self.duplicate("prompt", name, path, self.bundle.prompt_paths):

@@ -27,12 +27,12 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from engine.diagnostics import Diagnostic, Severity
-from engine.formats import FORMAT_CHECKER
-from engine.manifest.build import Bundle
-from engine.manifest.loader import LoadResult
-from engine.names import is_provider_safe, safe_name
-from engine.registry import ToolRegistry
+from tooldeck.diagnostics import Diagnostic, Severity
+from tooldeck.formats import FORMAT_CHECKER
+from tooldeck.manifest.build import Bundle
+from tooldeck.manifest.loader import LoadResult
+from tooldeck.names import is_provider_safe, safe_name
+from tooldeck.registry import ToolRegistry
 
 __all__ = ["RULES", "LintSettings", "Rule", "lint", "load_settings"]
 
@@ -113,7 +113,7 @@ def _tool_description_missing(ctx: LintContext) -> Iterator[Diagnostic]:
     Why: the description is all a model reads to decide when to call a tool;
     missing descriptions are the most common defect in published tool catalogs.
 
-    Bad:  ``{name: lookup, handler: handlers.orders:lookup}`` with an undocumented handler
+    Bad:  ``{name: lookup, handler: myapp.orders:lookup}`` with an undocumented handler
     Good: ``{name: lookup, handler: ..., description: "Look up an order by id."}``
     """
     for bundle, spec, path, _ in ctx.tools():
@@ -256,8 +256,8 @@ def _token_budget(ctx: LintContext) -> Iterator[Diagnostic]:
     Bad:  one bundle with 60 tools and long descriptions
     Good: bundles per task, each enabled where it is needed (``enabled_when``)
     """
-    from engine.export import definition_tokens
-    from engine.schema import tool_input_schema
+    from tooldeck.export import definition_tokens
+    from tooldeck.schema import tool_input_schema
 
     budget = ctx.settings.token_budget
     for bundle in ctx.result.bundles.values():
@@ -445,7 +445,7 @@ def load_settings(start: Path | None = None) -> tuple[LintSettings, list[Diagnos
 
 
 def _parse_settings(path: Path) -> tuple[LintSettings, list[Diagnostic]]:
-    from engine.diagnostics import SourceLocation
+    from tooldeck.diagnostics import SourceLocation
 
     def problem(message: str) -> Diagnostic:
         return Diagnostic(code="TD400", message=message, location=SourceLocation(file=str(path)))

@@ -16,7 +16,7 @@ edit and calls in flight finish on the version they started with.
   file (its last good version stays, ``reload_status.ok`` turns false) and
   the next good edit applies as usual.
 
-It knows nothing of file watching: :mod:`engine.reload` feeds it changed
+It knows nothing of file watching: :mod:`tooldeck.reload` feeds it changed
 paths from watchfiles, tests and other watchers can call :meth:`apply`.
 """
 
@@ -32,20 +32,20 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from engine.diagnostics import Diagnostic, Severity, SourceLocation
-from engine.errors import DuplicateToolError
-from engine.manifest.build import Bundle
-from engine.manifest.loader import GROUP_PREFIX, SUFFIXES, discover, load_file, register_config
-from engine.manifest.resolve import DEFAULT_ALLOWED
-from engine.manifest.yamlsource import YamlDocument, read_yaml
-from engine.registry import GroupContent, RegistryChange, ToolRegistry
+from tooldeck.diagnostics import Diagnostic, Severity, SourceLocation
+from tooldeck.errors import DuplicateToolError
+from tooldeck.manifest.build import Bundle
+from tooldeck.manifest.loader import GROUP_PREFIX, SUFFIXES, discover, load_file, register_config
+from tooldeck.manifest.resolve import DEFAULT_ALLOWED
+from tooldeck.manifest.yamlsource import YamlDocument, read_yaml
+from tooldeck.registry import GroupContent, RegistryChange, ToolRegistry
 
 if TYPE_CHECKING:
-    from engine.config import Config
+    from tooldeck.config import Config
 
 __all__ = ["LiveManifests", "ReloadEvent", "ReloadStatus"]
 
-log = logging.getLogger("engine.reload")
+log = logging.getLogger("tooldeck.reload")
 
 
 @dataclass(frozen=True)
@@ -120,7 +120,7 @@ class LiveManifests:
         environ: Mapping[str, str] | None = None,
         reload_handlers: bool = False,
     ) -> None:
-        from engine.config import Config, load_config
+        from tooldeck.config import Config, load_config
 
         self.registry = registry
         self.paths = tuple(Path(p) for p in paths)

@@ -32,9 +32,9 @@ from typing import Any
 import jsonschema
 from jsonschema import Draft202012Validator
 
-from engine.diagnostics import Diagnostic
-from engine.manifest.yamlsource import YamlDocument
-from engine.validation import json_equal
+from tooldeck.diagnostics import Diagnostic
+from tooldeck.manifest.yamlsource import YamlDocument
+from tooldeck.validation import json_equal
 
 __all__ = ["check_document", "compile_schema", "manifest_schema"]
 
@@ -44,7 +44,7 @@ Check = Callable[[Any], bool]
 @cache
 def manifest_schema() -> dict[str, Any]:
     """The meta-schema shipped with the package (``tooldeck schema`` prints it)."""
-    text = resources.files("engine").joinpath("schemas/manifest.schema.json").read_text("utf-8")
+    text = resources.files("tooldeck").joinpath("schemas/manifest.schema.json").read_text("utf-8")
     return json.loads(text)  # type: ignore[no-any-return]
 
 

@@ -20,8 +20,8 @@ boundary is checked on what a reference *resolves to*, not on its text:
 
 Attributes are looked up with :func:`inspect.getattr_static`, so resolving a
 reference runs no code of the module beyond its import: no ``__getattr__``,
-no property getter, no custom descriptor. ``handlers.files:os.system``,
-``handlers.files:Path.cwd`` and ``handlers.files:__loader__.get_data`` are all
+no property getter, no custom descriptor. ``tooldeck.handlers.files:os.system``,
+``tooldeck.handlers.files:Path.cwd`` and ``tooldeck.handlers.files:__loader__.get_data`` are all
 refused (TD315) while functions, methods of classes defined in an allowed
 module and callable instances of such classes resolve as before. Another
 module under the allow-list counts as "inside": a package that re-exports its
@@ -51,7 +51,7 @@ from typing import Any
 
 __all__ = ["DEFAULT_ALLOWED", "ResolveError", "is_allowed", "parse_duration", "resolve_handler"]
 
-DEFAULT_ALLOWED: tuple[str, ...] = ("handlers",)
+DEFAULT_ALLOWED: tuple[str, ...] = ("tooldeck.handlers",)
 
 _DURATION = re.compile(r"^\s*([0-9]+(?:\.[0-9]+)?)\s*(ms|s|m|h)?\s*$")
 _UNITS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0, None: 1.0}
@@ -82,7 +82,7 @@ class ResolveError(ValueError):
 
 
 def is_allowed(module: str, allowed: Iterable[str]) -> bool:
-    """``handlers.files`` is under ``handlers``; ``handlers_evil`` is not."""
+    """``tooldeck.handlers.files`` is under ``handlers``; ``handlers_evil`` is not."""
     return any(
         prefix and (module == prefix or module.startswith(prefix + ".")) for prefix in allowed
     )

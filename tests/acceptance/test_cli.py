@@ -50,7 +50,7 @@ def test_usage_errors_exit_two(run_cli):
 
 def test_python_dash_m_engine_is_the_same_command():
     done = subprocess.run(
-        [sys.executable, "-m", "engine", "list"],
+        [sys.executable, "-m", "tooldeck", "list"],
         cwd=ROOT,
         capture_output=True,
         text=True,

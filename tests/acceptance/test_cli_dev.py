@@ -22,7 +22,7 @@ def tools_yaml(*names: str) -> str:
     for name in names:
         lines += [
             f"  - name: {name}",
-            "    handler: handlers.files:file_info",
+            "    handler: tooldeck.handlers.files:file_info",
             f"    description: {INFO}",
         ]
     return "\n".join(lines) + "\n"

@@ -13,7 +13,7 @@ version: 1
 bundle: orders
 tools:
   - name: read_notes
-    handler: handlers.files:read_file
+    handler: tooldeck.handlers.files:read_file
     description: Read the notes file of an order from the project folder.
     params:
       - {name: path, type: string, description: "File path relative to the project"}
@@ -23,7 +23,7 @@ BROKEN = """\
 version: 1
 tools:
   - name: first
-    handler: handlers.files:read_file
+    handler: tooldeck.handlers.files:read_file
     description: Read a file of the project as plain text lines.
   - name: second
     handler: os:system
@@ -34,7 +34,7 @@ WARNS = """\
 version: 1
 tools:
   - name: peek
-    handler: handlers.files:file_info
+    handler: tooldeck.handlers.files:file_info
     description: Peek.
 """
 
@@ -167,7 +167,7 @@ def test_env_values_are_secret_in_list_and_export(run_cli, tmp_path):
         version: 1
         tools:
           - name: read_notes
-            handler: handlers.files:read_file
+            handler: tooldeck.handlers.files:read_file
             description: "Read notes; server token ${env:TD_TOKEN}"
         mcp_servers:
           - name: project
@@ -237,7 +237,7 @@ def test_config_file_feeds_interpolation_and_enabled_when(run_cli, tmp_path):
         enabled_when: config.features.orders
         tools:
           - name: read_notes
-            handler: handlers.files:read_file
+            handler: tooldeck.handlers.files:read_file
             description: "Read the notes of region ${config:shop.region}."
         """,
     )

@@ -17,11 +17,11 @@ from pathlib import Path
 
 import pytest
 
-from engine import ToolRegistry
-from engine.manifest.live import ReloadEvent
-from engine.manifest.loader import GROUP_PREFIX
-from engine.reload import Watcher, watch
 from tests.manifests import INFO, names, save, tools_yaml
+from tooldeck import ToolRegistry
+from tooldeck.manifest.live import ReloadEvent
+from tooldeck.manifest.loader import GROUP_PREFIX
+from tooldeck.reload import Watcher, watch
 
 MODULE = "tests.manifests"  # where payload() lives
 TIMEOUT = 10.0

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from engine import ApprovalRequest, Decision, ToolRegistry
+from tooldeck import ApprovalRequest, Decision, ToolRegistry
 
 NOT_APPROVALS: list[Any] = [
     "yes",

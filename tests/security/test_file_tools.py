@@ -18,10 +18,10 @@ from typing import Any
 
 import pytest
 
-from engine import ToolRegistry, load_manifests
-from engine.regex import compile_pattern
-from handlers import _confined, files
-from handlers.files import file_info, list_dir, read_file, search_text
+from tooldeck import ToolRegistry, load_manifests
+from tooldeck.handlers import _confined, files
+from tooldeck.handlers.files import file_info, list_dir, read_file, search_text
+from tooldeck.regex import compile_pattern
 
 ROOT = Path(__file__).resolve().parents[2]
 FILES_MANIFEST = ROOT / "manifests" / "files.yaml"

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from engine import ToolRegistry, load_manifests
-from engine.manifest.live import LiveManifests
-from engine.manifest.resolve import ResolveError, resolve_handler
+from tooldeck import ToolRegistry, load_manifests
+from tooldeck.manifest.live import LiveManifests
+from tooldeck.manifest.resolve import ResolveError, resolve_handler
 
 PACKAGE = "tdsec_handlers"
 
@@ -142,7 +142,7 @@ def package(tmp_path_factory: pytest.TempPathFactory):
         del sys.modules[name]
 
 
-ALLOWED = ("handlers", PACKAGE)
+ALLOWED = ("tooldeck.handlers", PACKAGE)
 
 LEGITIMATE = [
     ("tools:plain", "x"),
@@ -184,41 +184,41 @@ ATTACKS = [
 ]
 
 BUNDLED_ATTACKS = [
-    "handlers.files:os.system",
-    "handlers.files:os.popen",
-    "handlers.files:os.open",
-    "handlers.files:Path.cwd",
-    "handlers.files:Path.read_text",
-    "handlers.files:fnmatchcase",
-    "handlers.files:datetime.now",
-    "handlers.files:UTC.utcoffset",
-    "handlers.files:BinaryIO",
-    "handlers.files:SKIP_NAMES.copy",
-    "handlers.files:MAX_WINDOW_CHARS.bit_length",
+    "tooldeck.handlers.files:os.system",
+    "tooldeck.handlers.files:os.popen",
+    "tooldeck.handlers.files:os.open",
+    "tooldeck.handlers.files:Path.cwd",
+    "tooldeck.handlers.files:Path.read_text",
+    "tooldeck.handlers.files:fnmatchcase",
+    "tooldeck.handlers.files:datetime.now",
+    "tooldeck.handlers.files:UTC.utcoffset",
+    "tooldeck.handlers.files:BinaryIO",
+    "tooldeck.handlers.files:SKIP_NAMES.copy",
+    "tooldeck.handlers.files:MAX_WINDOW_CHARS.bit_length",
 ]
 
 DUNDER_ATTACKS = [
-    "handlers.files:__loader__.get_data",
-    "handlers.files:__builtins__",
-    "handlers.files:read_file.__globals__",
-    "handlers.files:read_file.__call__",
-    "handlers.files:__spec__.loader.get_data",
-    "handlers.files:__import__",
-    "handlers.files:_check_positive",
-    "handlers._confined:Project",
-    "handlers.files:_confined.Project",
+    "tooldeck.handlers.files:__loader__.get_data",
+    "tooldeck.handlers.files:__builtins__",
+    "tooldeck.handlers.files:read_file.__globals__",
+    "tooldeck.handlers.files:read_file.__call__",
+    "tooldeck.handlers.files:__spec__.loader.get_data",
+    "tooldeck.handlers.files:__import__",
+    "tooldeck.handlers.files:_check_positive",
+    "tooldeck.handlers._confined:Project",
+    "tooldeck.handlers.files:_confined.Project",
 ]
 
 MALFORMED = [
-    "handlers.files:read_file:extra",
+    "tooldeck.handlers.files:read_file:extra",
     "handlers..files:read_file",
-    "handlers.files: read_file",
-    "handlers.files:read_file.",
-    "handlers.files:read-file",
+    "tooldeck.handlers.files: read_file",
+    "tooldeck.handlers.files:read_file.",
+    "tooldeck.handlers.files:read-file",
     ".handlers.files:read_file",
-    "handlers.files:" + "a." * 400 + "b",
-    "handlers.files:read_file\n",
-    "handlers.files\n:read_file",
+    "tooldeck.handlers.files:" + "a." * 400 + "b",
+    "tooldeck.handlers.files:read_file\n",
+    "tooldeck.handlers.files\n:read_file",
 ]
 
 
@@ -245,14 +245,14 @@ def test_steps_outside_the_module_are_refused(package: Path, reference: str):
 @pytest.mark.parametrize("reference", BUNDLED_ATTACKS + DUNDER_ATTACKS)
 def test_bundled_module_cannot_be_walked_out_of(reference: str):
     with pytest.raises(ResolveError) as caught:
-        resolve_handler(reference, ("handlers",))
+        resolve_handler(reference, ("tooldeck.handlers",))
     assert caught.value.code == "TD315", caught.value.message
 
 
 @pytest.mark.parametrize("reference", MALFORMED)
 def test_malformed_references_are_refused_before_import(reference: str):
     with pytest.raises(ResolveError) as caught:
-        resolve_handler(reference, ("handlers",))
+        resolve_handler(reference, ("tooldeck.handlers",))
     assert caught.value.code in {"TD311", "TD315"}
 
 
@@ -264,7 +264,7 @@ def test_module_getattr_never_runs(package: Path):
 
 def test_a_prefix_is_a_whole_package_name():
     with pytest.raises(ResolveError) as caught:
-        resolve_handler("handlers_evil:run", ("handlers",))
+        resolve_handler("handlers_evil:run", ("tooldeck.handlers",))
     assert caught.value.code == "TD310"
     with pytest.raises(ResolveError) as caught:
         resolve_handler("os:system", ("",))
@@ -284,7 +284,7 @@ def manifest(handler: str) -> str:
     )
 
 
-@pytest.mark.parametrize("reference", ["handlers.files:os.system", *DUNDER_ATTACKS[:2]])
+@pytest.mark.parametrize("reference", ["tooldeck.handlers.files:os.system", *DUNDER_ATTACKS[:2]])
 def test_load_reports_td315_at_the_handler_line(tmp_path: Path, reference: str):
     path = tmp_path / "evil.yaml"
     path.write_text(manifest(reference))
@@ -297,7 +297,7 @@ def test_load_reports_td315_at_the_handler_line(tmp_path: Path, reference: str):
 
 def test_lint_reports_td315(tmp_path: Path, run_cli):
     path = tmp_path / "evil.yaml"
-    path.write_text(manifest("handlers.files:os.system"))
+    path.write_text(manifest("tooldeck.handlers.files:os.system"))
     done = run_cli("lint", str(path))
     assert done.returncode == 1
     assert f"{path}:4:14: TD315 " in done.stdout
@@ -306,7 +306,7 @@ def test_lint_reports_td315(tmp_path: Path, run_cli):
 
 def test_call_refuses_and_runs_nothing(tmp_path: Path, run_cli):
     path = tmp_path / "evil.yaml"
-    path.write_text(manifest("handlers.files:os.system").replace("name: pwn", "name: sh"))
+    path.write_text(manifest("tooldeck.handlers.files:os.system").replace("name: pwn", "name: sh"))
     marker = tmp_path / "pwned"
     done = run_cli(
         "call", "-m", str(path), "sh", "--yes", "--args", f'{{"command": "touch {marker}"}}'
@@ -318,13 +318,13 @@ def test_call_refuses_and_runs_nothing(tmp_path: Path, run_cli):
 
 def test_an_edit_to_a_foreign_reference_keeps_the_last_good_version(tmp_path: Path):
     path = tmp_path / "tools.yaml"
-    path.write_text(manifest("handlers.files:file_info"))
+    path.write_text(manifest("tooldeck.handlers.files:file_info"))
     registry = ToolRegistry()
     live = LiveManifests(registry, [path])
     live.load()
     good = registry.get_tool("pwn")
     assert good is not None
-    path.write_text(manifest("handlers.files:os.system"))
+    path.write_text(manifest("tooldeck.handlers.files:os.system"))
     event = live.apply([path])
     assert [d.code for d in event.diagnostics] == ["TD315"]
     assert registry.get_tool("pwn") is good
@@ -357,7 +357,7 @@ def test_reloaded_handler_module_is_checked_again(tmp_path: Path, monkeypatch):
 
 
 def test_a_trailing_newline_is_not_a_provider_safe_name():
-    from engine.names import is_provider_safe
+    from tooldeck.names import is_provider_safe
 
     assert is_provider_safe("read_file")
     assert not is_provider_safe("read_file\n")

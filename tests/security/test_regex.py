@@ -21,8 +21,8 @@ import jsonschema._keywords
 import jsonschema._utils
 import pytest
 
-from engine import ParamDescriptor, RegistrationError, ToolRegistry, load_manifests
-from engine.regex import (
+from tooldeck import ParamDescriptor, RegistrationError, ToolRegistry, load_manifests
+from tooldeck.regex import (
     MAX_EXPANSION,
     MAX_LENGTH,
     MAX_NESTING,
@@ -30,7 +30,7 @@ from engine.regex import (
     compile_pattern,
     expansion,
 )
-from engine.schema_validator import schema_problem
+from tooldeck.schema_validator import schema_problem
 
 BUDGET = 1.0
 """Seconds any single call may take; backtracking would take minutes."""

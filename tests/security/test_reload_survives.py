@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from engine import ToolRegistry
-from engine.reload import Watcher
 from tests.integration.test_reload import Reloads, description
 from tests.manifests import save, tools_yaml
+from tooldeck import ToolRegistry
+from tooldeck.reload import Watcher
 
 CODE = re.compile(r"^TD\d{3}$")
 
@@ -37,7 +37,7 @@ HOSTILE = {
         version: 1
         tools:
           - name: alpha
-            handler: handlers.files:file_info
+            handler: tooldeck.handlers.files:file_info
             description: Describe a file or directory in the project, with its size.
             params:
               - name: path

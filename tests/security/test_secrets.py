@@ -3,7 +3,7 @@
 Every check runs the real ``tooldeck`` console script in a subprocess with the
 secret in its environment (``lint`` in every format, ``list``, ``export`` for
 every provider, ``call`` results and errors), except the TD304 table, the
-reporter and :class:`engine.secrets.Secrets` unit tests and one lint test
+reporter and :class:`tooldeck.secrets.Secrets` unit tests and one lint test
 that needs a rule of its own, which run in-process.
 
 "Appears" is strict: besides the secret itself, its JSON-escaped forms (with
@@ -26,18 +26,18 @@ from typing import NamedTuple
 
 import pytest
 
-from engine import ToolRegistry, load_manifests
-from engine.cli.reporters import (
+from tests.conftest import SCRIPTS
+from tooldeck import ToolRegistry, load_manifests
+from tooldeck.cli.reporters import (
     REPORTER_BY_NAME,
     escape_github_data,
     escape_github_property,
     get_reporter,
 )
-from engine.diagnostics import Diagnostic, Severity, SourceLocation
-from engine.export import PROVIDERS, export_tools
-from engine.manifest.interpolate import IDENTIFIER_FIELDS
-from engine.secrets import Secrets
-from tests.conftest import SCRIPTS
+from tooldeck.diagnostics import Diagnostic, Severity, SourceLocation
+from tooldeck.export import PROVIDERS, export_tools
+from tooldeck.manifest.interpolate import IDENTIFIER_FIELDS
+from tooldeck.secrets import Secrets
 
 ENV = "TD_SECRET"
 PIECE = 8
@@ -205,7 +205,7 @@ BROKEN = {
         version: 1
         tools:
           - name: lines
-            handler: handlers.files:read_file
+            handler: tooldeck.handlers.files:read_file
             description: Read part of a text file in the project as plain lines.
             params:
               - {name: path, description: "File path relative to the project"}
@@ -219,7 +219,7 @@ BROKEN = {
         version: 1
         tools:
           - name: shaped
-            handler: handlers.files:file_info
+            handler: tooldeck.handlers.files:file_info
             description: Describe a file of the project with its size and time.
             result: {select: "[${env:TD_SECRET}"}
         """,
@@ -236,14 +236,14 @@ BROKEN = {
         version: 1
         tools:
           - name: "tool_${env:TD_SECRET}"
-            handler: handlers.files:read_file
+            handler: tooldeck.handlers.files:read_file
             description: Read part of a text file in the project as plain lines.
         """,
     "short.yaml": """\
         version: 1
         tools:
           - name: short
-            handler: handlers.files:file_info
+            handler: tooldeck.handlers.files:file_info
             description: "${env:TD_SECRET}"
             params:
               - {name: path, description: "${env:TD_SECRET}"}
@@ -284,8 +284,8 @@ def test_lint_rules_quoting_free_text_are_redacted_by_the_reporter(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     """No rule quotes a description yet; the reporter must mask one that does."""
-    from engine.cli.main import main
-    from engine.manifest import lint
+    from tooldeck.cli.main import main
+    from tooldeck.manifest import lint
 
     def quoting(ctx: lint.LintContext) -> Iterator[Diagnostic]:
         for bundle, spec, path, _ in ctx.tools():
@@ -348,7 +348,7 @@ def test_call_never_shows_the_secret(
 
 
 # ----------------------------------------------------------------------------- TD304
-TOOL = "tools:\n  - handler: handlers.files:read_file\n"
+TOOL = "tools:\n  - handler: tooldeck.handlers.files:read_file\n"
 PARAM = TOOL + "    params:\n      - "
 SERVER = "mcp_servers:\n  - {name: m, url: 'https://a.example/mcp', "
 REF = "${env:TD_SECRET}"
@@ -356,8 +356,8 @@ REF = "${env:TD_SECRET}"
 IDENTIFIERS = {
     "bundle": f"bundle: '{REF}'\n",
     "supported_for": f"supported_for: ['a.b:{REF}']\n",
-    "tool name": f"tools:\n  - name: '{REF}'\n    handler: handlers.files:read_file\n",
-    "tool handler": f"tools:\n  - handler: 'handlers.files:{REF}'\n",
+    "tool name": f"tools:\n  - name: '{REF}'\n    handler: tooldeck.handlers.files:read_file\n",
+    "tool handler": f"tools:\n  - handler: 'tooldeck.handlers.files:{REF}'\n",
     "param name": PARAM + f"{{name: 'p{REF}'}}\n",
     "param type": PARAM + f"{{name: path, type: '{REF}'}}\n",
     "param type list": PARAM + f"{{name: path, type: [string, '{REF}']}}\n",
@@ -371,7 +371,7 @@ IDENTIFIERS = {
     "result format": TOOL + f"    result: {{format: '{REF}'}}\n",
     "retry on": f"defaults:\n  retry: {{on: ['{REF}']}}\n",
     "prompt name": f"prompts:\n  - {{name: '{REF}', template: hi}}\n",
-    "prompt handler": f"prompts:\n  - {{name: p, handler: 'handlers.files:{REF}'}}\n",
+    "prompt handler": f"prompts:\n  - {{name: p, handler: 'tooldeck.handlers.files:{REF}'}}\n",
     "prompt role": f"prompts:\n  - {{name: p, template: hi, role: '{REF}'}}\n",
     "prompt param name": f"prompts:\n  - {{name: p, template: hi, params: [{{name: '{REF}'}}]}}\n",
     "web search type": f"web_search: {{type: '{REF}'}}\n",
@@ -414,7 +414,7 @@ def test_env_in_an_identifier_is_td304_and_blocks_the_file(tmp_path: Path, body:
 
 def test_td304_also_when_the_variable_is_unset_or_has_a_default(tmp_path: Path) -> None:
     """The outcome must not depend on the environment: CI lints without the secret."""
-    body = "tools:\n  - {name: '${env:TD_SECRET:-x}', handler: handlers.files:read_file}\n"
+    body = "tools:\n  - {name: '${env:TD_SECRET:-x}', handler: tooldeck.handlers.files:read_file}\n"
     path = write(tmp_path, "m.yaml", "version: 1\n" + body)
     for environ in ({}, {ENV: "value-of-the-secret"}):
         _, result = load_manifests([path], environ=environ)
@@ -423,7 +423,7 @@ def test_td304_also_when_the_variable_is_unset_or_has_a_default(tmp_path: Path) 
 
 
 def test_config_references_stay_allowed_in_identifiers(tmp_path: Path) -> None:
-    body = "tools:\n  - {name: '${config:tool}', handler: handlers.files:read_file}\n"
+    body = "tools:\n  - {name: '${config:tool}', handler: tooldeck.handlers.files:read_file}\n"
     path = write(tmp_path, "m.yaml", "version: 1\n" + body)
     registry, result = load_manifests([path], config={"tool": "read_it"}, environ={})
     assert result.diagnostics == []
@@ -578,11 +578,11 @@ def test_traced_arguments_and_results_are_masked_on_spans():
 
 
 def test_rendered_prompts_and_their_errors_are_masked():
-    from engine import ToolCallError
+    from tooldeck import ToolCallError
 
     registry = ToolRegistry()
     registry.secrets.add(SPAN_SECRET)
-    from engine import Param
+    from tooldeck import Param
 
     registry.add_prompt("greet", "Greet.", "Hello {name}, token " + SPAN_SECRET, Param("name"))
     assert SPAN_SECRET not in registry.render_prompt("greet", {"name": "Ada"}).text
@@ -592,7 +592,7 @@ def test_rendered_prompts_and_their_errors_are_masked():
 
 
 def test_raised_tool_errors_do_not_chain_an_exception_holding_a_secret():
-    from engine import ToolCallError
+    from tooldeck import ToolCallError
 
     def leak() -> str:
         raise RuntimeError(f"auth failed with {SPAN_SECRET}")

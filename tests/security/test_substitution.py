@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from engine import ToolRegistry, load_manifests
+from tooldeck import ToolRegistry, load_manifests
 
 CONFIG = {"db": {"password": "config-password-123"}, "shop": {"name": "Acme"}}
 SECRET_ENV = {"TD_SUBST_TOKEN": "env-token-value-456"}

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from engine import ToolRegistry
-from engine.workers import HandlerTimedOut, WorkerPool
+from tooldeck import ToolRegistry
+from tooldeck.workers import HandlerTimedOut, WorkerPool
 
 LIMIT = 0.3
 PROMPT = 1.5  # the caller must be answered well within this

@@ -26,11 +26,11 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine import load_manifests
-from engine.config import Config
-from engine.manifest.loader import load_file
-from engine.manifest.yamlsource import MAX_DEPTH, _shallow, read_yaml
-from engine.registry import ToolRegistry
+from tooldeck import load_manifests
+from tooldeck.config import Config
+from tooldeck.manifest.loader import load_file
+from tooldeck.manifest.yamlsource import MAX_DEPTH, _shallow, read_yaml
+from tooldeck.registry import ToolRegistry
 
 settings.register_profile(
     "yaml-fuzz",
@@ -223,7 +223,7 @@ bundle: &p0 fuzz
 defaults: &p1 {{timeout: 5s}}
 tools:
   - name: fuzz_tool
-    handler: handlers.files:read_file
+    handler: tooldeck.handlers.files:read_file
     description: Read a file.
     params:
       - {{name: path, type: string, description: Path, {slot}: {value}}}
@@ -295,7 +295,9 @@ def test_generated_yaml_always_ends_in_located_diagnostics(tmp_path_factory, tex
     _check(doc.diagnostics, path)
     assert (doc.data is None) == bool(doc.diagnostics)
     registry = ToolRegistry()
-    doc, bundle = load_file(path, registry=registry, config=Config(), allowed=("handlers",))
+    doc, bundle = load_file(
+        path, registry=registry, config=Config(), allowed=("tooldeck.handlers",)
+    )
     _check(doc.diagnostics + (bundle.diagnostics if bundle else []), path)
     _, result = load_manifests([path], environ={})
     _check(result.diagnostics, path)

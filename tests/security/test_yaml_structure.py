@@ -20,20 +20,20 @@ from pathlib import Path
 import pytest
 import yaml
 
-from engine import load_manifests
-from engine.config import Config
-from engine.manifest import loader
-from engine.manifest.loader import load_file
-from engine.manifest.yamlsource import MAX_DEPTH, MAX_INTEGER, MIN_INTEGER, read_yaml
-from engine.registry import ToolRegistry
 from tests.conftest import ROOT, SCRIPTS
+from tooldeck import load_manifests
+from tooldeck.config import Config
+from tooldeck.manifest import loader
+from tooldeck.manifest.loader import load_file
+from tooldeck.manifest.yamlsource import MAX_DEPTH, MAX_INTEGER, MIN_INTEGER, read_yaml
+from tooldeck.registry import ToolRegistry
 
 GOOD = textwrap.dedent(
     """\
     version: 1
     tools:
       - name: read_notes
-        handler: handlers.files:read_file
+        handler: tooldeck.handlers.files:read_file
         description: Read a notes file of the project as plain lines.
     """
 )
@@ -60,7 +60,7 @@ def read_in_subprocess(path: Path, timeout: float = 30) -> list[list]:
     """
     script = (
         "import json, sys\n"
-        "from engine.manifest.yamlsource import read_yaml\n"
+        "from tooldeck.manifest.yamlsource import read_yaml\n"
         "doc = read_yaml(sys.argv[1])\n"
         "print(json.dumps([[d.code, d.location.line, d.location.column, d.message]"
         " for d in doc.diagnostics]))\n"
@@ -160,7 +160,7 @@ def test_deep_nesting_in_a_worker_thread_does_not_crash(tmp_path: Path) -> None:
     path = write(tmp_path, DEEP["flow mappings"])
     script = (
         "import sys, threading\n"
-        "from engine.manifest.yamlsource import read_yaml\n"
+        "from tooldeck.manifest.yamlsource import read_yaml\n"
         "threading.stack_size(512 * 1024)\n"
         "out = []\n"
         "t = threading.Thread(target=lambda: out.append(read_yaml(sys.argv[1])))\n"
@@ -444,7 +444,9 @@ def test_the_td299_message_never_shows_a_secret(
         raise ValueError("token hunter2-secret-value\nis wrong")
 
     monkeypatch.setattr(loader, "build_bundle", leaky)
-    doc, bundle = load_file(path, registry=registry, config=Config(), allowed=("handlers",))
+    doc, bundle = load_file(
+        path, registry=registry, config=Config(), allowed=("tooldeck.handlers",)
+    )
     assert bundle is None
     [problem] = doc.diagnostics
     assert "hunter2" not in problem.message
@@ -487,7 +489,7 @@ def test_one_hostile_file_does_not_stop_the_good_files_in_its_folder(tmp_path: P
         write(tmp_path, text, f"hostile_{index}.yaml")
     script = (  # in a subprocess: the folder holds inputs that once crashed the interpreter
         "import json, sys\n"
-        "from engine import load_manifests\n"
+        "from tooldeck import load_manifests\n"
         "registry, result = load_manifests([sys.argv[1]], environ={})\n"
         "print(json.dumps({'tools': sorted(t.name for t in registry.tools()),\n"
         "                  'failed': sorted({d.location.file for d in result.errors})}))\n"

@@ -8,8 +8,8 @@ import jsonschema
 import pytest
 import yaml
 
-from engine import ParamDescriptor, PromptSpec, ToolSpec, load_manifests
-from engine.manifest.lint import LintSettings, lint
+from tooldeck import ParamDescriptor, PromptSpec, ToolSpec, load_manifests
+from tooldeck.manifest.lint import LintSettings, lint
 
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMA = json.loads((ROOT / "schemas" / "manifest.schema.json").read_text(encoding="utf-8"))

@@ -10,7 +10,7 @@ from pathlib import Path
 import pydantic
 import pytest
 
-from engine import (
+from tooldeck import (
     Param,
     RegistrationError,
     ResultSpec,

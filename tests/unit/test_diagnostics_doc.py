@@ -11,8 +11,8 @@ from itertools import pairwise
 
 import yaml
 
-from engine.manifest.lint import RULES
 from tests.conftest import ROOT
+from tooldeck.manifest.lint import RULES
 
 DOC_PATH = ROOT / "docs" / "diagnostics.md"
 DOC = DOC_PATH.read_text(encoding="utf-8")

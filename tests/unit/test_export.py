@@ -1,4 +1,4 @@
-"""engine.export: provider shapes, checked against the installed openai and mcp types."""
+"""tooldeck.export: provider shapes, checked against the installed openai and mcp types."""
 
 import json
 import math
@@ -12,8 +12,8 @@ from openai.types.responses import FunctionToolParam, WebSearchPreviewToolParam
 from openai.types.responses.tool_param import Mcp
 from pydantic import TypeAdapter
 
-from engine import Param, ToolRegistry
-from engine.export import (
+from tooldeck import Param, ToolRegistry
+from tooldeck.export import (
     PROVIDERS,
     definition_tokens,
     export_tools,
@@ -208,7 +208,7 @@ def test_definition_tokens_is_compact_json_chars_over_four():
 
 def test_module_does_not_import_provider_sdks():
     code = (
-        "import sys, engine.export\n"
+        "import sys, tooldeck.export\n"
         "bad = [m for m in sys.modules if m.split('.')[0] in ('openai', 'mcp', 'mcp_types')]\n"
         "assert not bad, bad\n"
     )

@@ -6,7 +6,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine import ToolRegistry, load_manifests
+from tooldeck import ToolRegistry, load_manifests
 
 ROOT = Path(__file__).resolve().parents[2]
 MANIFEST = (ROOT / "manifests" / "files.yaml").read_text(encoding="utf-8")

@@ -1,4 +1,4 @@
-"""Tests for the read-only, project-confined file handlers in ``handlers.files``."""
+"""Tests for the read-only, project-confined file handlers in ``tooldeck.handlers.files``."""
 
 import os
 import re
@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from handlers import files
-from handlers.files import file_info, list_dir, read_file, search_text
+from tooldeck.handlers import files
+from tooldeck.handlers.files import file_info, list_dir, read_file, search_text
 
 
 @pytest.fixture

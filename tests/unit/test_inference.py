@@ -8,8 +8,8 @@ from typing import Annotated, Literal, Optional, TypedDict
 
 import jsonschema
 
-from engine import ParamDescriptor, ToolContext, ToolRegistry
-from engine.inference import infer_params, snake_case
+from tooldeck import ParamDescriptor, ToolContext, ToolRegistry
+from tooldeck.inference import infer_params, snake_case
 
 
 class Color(enum.Enum):

@@ -1,7 +1,7 @@
 """LiveManifests without a watcher: edit real files, call ``apply`` and look at the outcome.
 
 Each test writes manifests into its own ``tmp_path`` and feeds the changed paths to
-:meth:`LiveManifests.apply` directly, the way :mod:`engine.reload` does for watchfiles.
+:meth:`LiveManifests.apply` directly, the way :mod:`tooldeck.reload` does for watchfiles.
 """
 
 from __future__ import annotations
@@ -15,12 +15,12 @@ from pathlib import Path
 
 import pytest
 
-from engine import Severity, ToolRegistry
-from engine.diagnostics import Diagnostic, SourceLocation
-from engine.manifest.live import LiveManifests, ReloadEvent, ReloadStatus
-from engine.manifest.loader import GROUP_PREFIX
-from engine.registry import RegistryChange
 from tests.manifests import INFO, names, save, tools_yaml
+from tooldeck import Severity, ToolRegistry
+from tooldeck.diagnostics import Diagnostic, SourceLocation
+from tooldeck.manifest.live import LiveManifests, ReloadEvent, ReloadStatus
+from tooldeck.manifest.loader import GROUP_PREFIX
+from tooldeck.registry import RegistryChange
 
 MODULE = "tests.manifests"  # where payload() lives
 SECRET = "s3cr3t-token-4711"
@@ -147,12 +147,12 @@ def test_paths_that_are_not_manifests_are_ignored(live: LiveManifests, tmp_path:
 BROKEN = {
     "syntax": ("version: 1\ntools: [\n", "TD204"),
     "schema": (
-        "version: 1\ntools:\n  - name: alpha\n    handler: handlers.files:file_info\n"
+        "version: 1\ntools:\n  - name: alpha\n    handler: tooldeck.handlers.files:file_info\n"
         f"    descripton: {INFO}\n",
         "TD210",
     ),
-    "handler": (tools_yaml("alpha", handler="handlers.files:no_such_function"), "TD312"),
-    "module": (tools_yaml("alpha", handler="handlers.no_such_module:f"), "TD311"),
+    "handler": (tools_yaml("alpha", handler="tooldeck.handlers.files:no_such_function"), "TD312"),
+    "module": (tools_yaml("alpha", handler="tooldeck.handlers.no_such_module:f"), "TD311"),
     "empty": ("", "TD205"),
 }
 
@@ -575,7 +575,7 @@ def test_an_edit_of_result_shaping_changes_what_calls_return(tmp_path: Path) -> 
 def test_reload_status_errors_are_redacted(tmp_path: Path) -> None:
     m = save(
         tmp_path / "m.yaml",
-        "version: 1\ntools:\n  - name: read_file\n    handler: handlers.files:read_file\n"
+        "version: 1\ntools:\n  - name: read_file\n    handler: tooldeck.handlers.files:read_file\n"
         "    description: Read part of a text file in the project as plain lines.\n"
         "    params:\n"
         '      - {name: path, description: "File path relative to the project directory"}\n'
@@ -694,7 +694,7 @@ def test_reload_errors_are_logged_with_their_location(
 ) -> None:
     a, _ = files
     save(a, "version: 1\ntools: 5\n")
-    with caplog.at_level(logging.INFO, logger="engine.reload"):
+    with caplog.at_level(logging.INFO, logger="tooldeck.reload"):
         live.apply([a])
         save(a, tools_yaml("alpha", "alpha_two"))
         live.apply([a])

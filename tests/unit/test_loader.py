@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from engine import (
+from tooldeck import (
     Config,
     ManifestError,
     Param,
@@ -21,8 +21,8 @@ from engine import (
     load_config,
     load_manifests,
 )
-from engine.export import export_tools
-from engine.manifest.loader import GROUP_PREFIX, discover
+from tooldeck.export import export_tools
+from tooldeck.manifest.loader import GROUP_PREFIX, discover
 
 ROOT = Path(__file__).resolve().parents[2]
 FILES_MANIFEST = ROOT / "manifests" / "files.yaml"
@@ -95,7 +95,9 @@ def write(folder: Path, name: str, text: str) -> Path:
     return path
 
 
-def tool_yaml(name: str, handler: str = "handlers.files:file_info", extra: str = "") -> str:
+def tool_yaml(
+    name: str, handler: str = "tooldeck.handlers.files:file_info", extra: str = ""
+) -> str:
     """A one-tool manifest; ``extra`` lines go between ``version`` and ``tools``."""
     return (
         f"version: 1\n{extra}tools:\n  - name: {name}\n    handler: {handler}\n"
@@ -195,10 +197,10 @@ def test_cross_file_duplicate_tools_are_reported_at_both_places(tmp_path: Path) 
         version: 1
         tools:
           - name: listing
-            handler: handlers.files:list_dir
+            handler: tooldeck.handlers.files:list_dir
             description: List files and directories in the project, sorted by path.
           - name: info
-            handler: handlers.files:file_info
+            handler: tooldeck.handlers.files:file_info
             description: Describe a file or directory of the project, a second copy.
         """,
     )
@@ -216,7 +218,7 @@ def test_cross_file_duplicate_tools_are_reported_at_both_places(tmp_path: Path) 
 
 def test_cross_file_duplicate_keeps_the_first_files_tool(tmp_path: Path) -> None:
     first = write(tmp_path, "a.yaml", tool_yaml("info"))
-    second = write(tmp_path, "b.yaml", tool_yaml("info", "handlers.files:read_file"))
+    second = write(tmp_path, "b.yaml", tool_yaml("info", "tooldeck.handlers.files:read_file"))
     registry, _ = load_manifests([first, second], environ={})
     assert registry.group_of("info") == GROUP_PREFIX + str(first)
     spec = registry.get_tool("info")
@@ -251,10 +253,10 @@ def test_a_file_with_errors_is_not_registered_while_others_are(tmp_path: Path) -
         version: 1
         tools:
           - name: listing
-            handler: handlers.files:list_dir
+            handler: tooldeck.handlers.files:list_dir
             description: List files and directories in the project, sorted by path.
           - name: broken
-            handler: handlers.files:no_such_function
+            handler: tooldeck.handlers.files:no_such_function
             description: This tool points at a handler that does not exist.
         """,
     )
@@ -285,8 +287,8 @@ def test_loading_again_replaces_the_files_entries(tmp_path: Path) -> None:
         """
         version: 1
         tools:
-          - {name: one, handler: "handlers.files:file_info", description: "Describe a path."}
-          - {name: two, handler: "handlers.files:file_info", description: "Describe a path too."}
+          - {name: one, handler: "tooldeck.handlers.files:file_info", description: "A path."}
+          - {name: two, handler: "tooldeck.handlers.files:file_info", description: "A path too."}
         """,
     )
     registry, _ = load_manifests([path], environ={})
@@ -304,7 +306,7 @@ version: 1
 supported_for: ["{MODULE}:BaseAgent", "{MODULE}:Outer.Inner"]
 tools:
   - name: agent_info
-    handler: handlers.files:file_info
+    handler: tooldeck.handlers.files:file_info
     description: Describe a file or directory in the project, with its size and lines.
 """
 
@@ -403,7 +405,7 @@ mcp_servers:
     authorization: "Bearer ${env:TD_TOKEN}"
 tools:
   - name: read_file
-    handler: handlers.files:read_file
+    handler: tooldeck.handlers.files:read_file
     description: Read part of a text file in the project as plain lines.
 """
 
@@ -442,7 +444,7 @@ def test_env_values_are_redacted_in_diagnostics_and_call_errors(tmp_path: Path) 
         version: 1
         tools:
           - name: read_file
-            handler: handlers.files:read_file
+            handler: tooldeck.handlers.files:read_file
             description: Read part of a text file in the project as plain lines.
             params:
               - {name: path, description: "File path relative to the project directory"}
@@ -481,7 +483,7 @@ def test_config_interpolation_from_a_mapping(tmp_path: Path) -> None:
         description: "Shop ${config:shop.name}, limit ${config:shop.limits}"
         tools:
           - name: shop_info
-            handler: handlers.files:file_info
+            handler: tooldeck.handlers.files:file_info
             description: "Describe a file of ${config:shop.name} (max ${config:shop.max} items)."
         """,
     )
@@ -520,7 +522,7 @@ PROPERTIES_MANIFEST = """
 version: 1
 tools:
   - name: near_me
-    handler: handlers.files:file_info
+    handler: tooldeck.handlers.files:file_info
     description: "Describe a file near ${config:WebSearchTool.city} (${config:MCP.name})."
 """
 
@@ -580,8 +582,8 @@ def test_raise_for_errors_carries_every_error(tmp_path: Path) -> None:
         version: 1
         tools:
           - {name: a, handler: "os:system", description: "Run a shell command on the host."}
-          - {name: b, handler: "handlers.nope:x", description: "A module that does not exist."}
-          - {name: c, handler: "handlers.files:SKIP_NAMES", description: "Not a function."}
+          - {name: b, handler: "tooldeck.handlers.nope:x", description: "A missing module."}
+          - {name: c, handler: "tooldeck.handlers.files:SKIP_NAMES", description: "Not a function."}
         """,
     )
     _, result = load_manifests([path, tmp_path / "missing"], environ={})

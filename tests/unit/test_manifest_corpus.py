@@ -29,8 +29,8 @@ import pytest
 import yaml
 from jsonschema import Draft202012Validator
 
-from engine import Diagnostic, load_manifests
-from engine.manifest.lint import LintSettings, lint
+from tooldeck import Diagnostic, load_manifests
+from tooldeck.manifest.lint import LintSettings, lint
 
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMA_PATH = ROOT / "schemas" / "manifest.schema.json"
@@ -193,7 +193,7 @@ def test_the_fortieth_tool_is_located_by_line_and_json_path() -> None:
         ("unknown_key_typo", "did you mean 'description'?"),
         ("handler_missing_attribute", "did you mean 'read_file'?"),
         ("duplicate_key", "first defined on line 7"),
-        ("handler_not_allowed", "allowed prefixes: handlers"),
+        ("handler_not_allowed", "allowed prefixes: tooldeck.handlers"),
         ("env_unset", "${env:UNSET_VAR:-value}"),
         ("placeholder_later_param", "a later parameter 'glob'"),
         ("placeholder_unknown_param", "an unknown parameter 'directory'"),

@@ -226,14 +226,23 @@ def test_duration_rejects(value: Any) -> None:
 
 
 @pytest.mark.parametrize(
-    "value", ["handlers.files:read_file", "handlers:f", "a.b.c:Klass.method", "_x:_y"]
+    "value", ["tooldeck.handlers.files:read_file", "handlers:f", "a.b.c:Klass.method", "_x:_y"]
 )
 def test_handler_ref_accepts(value: str) -> None:
     assert validator_for("/$defs/HandlerRef").is_valid(value)
 
 
 @pytest.mark.parametrize(
-    "value", ["os system", "handlers.files", "handlers.files:", ":f", "1mod:f", "a..b:f", "a:b:c"]
+    "value",
+    [
+        "os system",
+        "tooldeck.handlers.files",
+        "tooldeck.handlers.files:",
+        ":f",
+        "1mod:f",
+        "a..b:f",
+        "a:b:c",
+    ],
 )
 def test_handler_ref_rejects(value: str) -> None:
     assert not validator_for("/$defs/HandlerRef").is_valid(value)

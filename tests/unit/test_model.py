@@ -4,8 +4,8 @@ import dataclasses
 
 import pytest
 
-from engine import MISSING, Param, ParamDescriptor, RegistrationError, ToolSpec
-from engine.model import normalize_type
+from tooldeck import MISSING, Param, ParamDescriptor, RegistrationError, ToolSpec
+from tooldeck.model import normalize_type
 
 
 def test_seed_positional_fields():

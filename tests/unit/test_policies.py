@@ -10,7 +10,7 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
-from engine import (
+from tooldeck import (
     ApprovalRequest,
     CallEvent,
     Decision,
@@ -20,7 +20,7 @@ from engine import (
     ToolRegistry,
     ToolResult,
 )
-from engine.policies import WorkerPool
+from tooldeck.policies import WorkerPool
 
 FAST_RETRY = RetrySpec(attempts=3, backoff=0.001, max_backoff=0.002)
 
@@ -398,7 +398,7 @@ def test_a_raising_before_hook_denies_and_a_raising_after_hook_is_ignored(caplog
     registry = ToolRegistry()
     registry.add_tool(None, None, sleepy)
     registry.on_call(after=broken_audit)
-    with caplog.at_level(logging.WARNING, logger="engine"):
+    with caplog.at_level(logging.WARNING, logger="tooldeck"):
         assert registry.call("sleepy", {"seconds": 0}).ok
     assert "audit log full" in caplog.text
     registry.on_call(before=strict)
@@ -445,11 +445,11 @@ def test_one_log_line_per_failed_call_without_secret_values(caplog):
         raise RuntimeError("auth failed with hunter2-token")
 
     registry.add_tool(None, None, leak)
-    with caplog.at_level(logging.WARNING, logger="engine"):
+    with caplog.at_level(logging.WARNING, logger="tooldeck"):
         result = registry.call("leak", call_id="c9")
     assert "hunter2-token" not in result.text
     assert "***" in result.text
-    (record,) = [r for r in caplog.records if r.name == "engine.registry"]
+    (record,) = [r for r in caplog.records if r.name == "tooldeck.registry"]
     assert "tool=leak kind=execution_error call_id=c9" in record.getMessage()
     assert "hunter2" not in caplog.text
 

@@ -5,7 +5,7 @@ import threading
 
 import pytest
 
-from engine import (
+from tooldeck import (
     DuplicateToolError,
     Param,
     RegistrationError,
@@ -62,7 +62,7 @@ def test_duplicate_policies(caplog):
     registry.add_tool("t", "First.", echo)
     with pytest.raises(DuplicateToolError, match="already registered"):
         registry.add_tool("t", "Second.", echo)
-    with caplog.at_level(logging.WARNING, logger="engine.registry"):
+    with caplog.at_level(logging.WARNING, logger="tooldeck.registry"):
         kept = registry.add_tool("t", "Second.", echo, on_duplicate="warn")
     assert kept.description == "First."
     assert "already registered" in caplog.text

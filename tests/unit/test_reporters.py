@@ -1,4 +1,4 @@
-"""Tests of engine.cli.reporters: text, json, github and sarif output of diagnostics."""
+"""Tests of tooldeck.cli.reporters: text, json, github and sarif output of diagnostics."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-import engine
-from engine.cli.reporters import (
+import tooldeck
+from tooldeck.cli.reporters import (
     REPORTER_BY_NAME,
     GitHubReporter,
     JsonReporter,
@@ -22,7 +22,7 @@ from engine.cli.reporters import (
     get_reporter,
     sort_diagnostics,
 )
-from engine.diagnostics import Diagnostic, Severity, SourceLocation
+from tooldeck.diagnostics import Diagnostic, Severity, SourceLocation
 
 
 def located(
@@ -280,7 +280,7 @@ def test_sarif_top_level_and_driver():
     driver = log["runs"][0]["tool"]["driver"]
     assert driver["name"] == "tooldeck"
     assert driver["informationUri"] == "https://pypi.org/project/tooldeck/"
-    assert driver["version"] == engine.__version__
+    assert driver["version"] == tooldeck.__version__
 
 
 def test_sarif_one_rule_per_distinct_code_and_rule_index_points_at_it():

@@ -1,4 +1,4 @@
-"""Example-based tests of engine.schema: descriptors -> Draft 2020-12 JSON Schema."""
+"""Example-based tests of tooldeck.schema: descriptors -> Draft 2020-12 JSON Schema."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 
-from engine import Param, ParamDescriptor, RegistrationError, ToolRegistry, tool_input_schema
-from engine.schema import param_schema
-from engine.schema_validator import schema_validator
+from tooldeck import Param, ParamDescriptor, RegistrationError, ToolRegistry, tool_input_schema
+from tooldeck.schema import param_schema
+from tooldeck.schema_validator import schema_validator
 
 
 def build(*params: ParamDescriptor, tool_name: str | None = None) -> dict[str, Any]:

@@ -25,10 +25,10 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
-from engine import ParamDescriptor, ToolRegistry, tool_input_schema
-from engine.formats import FORMAT_CHECKER
-from engine.schema_validator import schema_validator
-from engine.validation import compile_object_checker
+from tooldeck import ParamDescriptor, ToolRegistry, tool_input_schema
+from tooldeck.formats import FORMAT_CHECKER
+from tooldeck.schema_validator import schema_validator
+from tooldeck.validation import compile_object_checker
 
 SETTINGS = settings(
     max_examples=150,

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.manifest.yamlsource import MAX_BYTES, MAX_DEPTH, YamlDocument, json_path, read_yaml
+from tooldeck.manifest.yamlsource import MAX_BYTES, MAX_DEPTH, YamlDocument, json_path, read_yaml
 
 
 @pytest.fixture
@@ -46,9 +46,9 @@ BOMB = "\n".join(
 
 # ------------------------------------------------------------------------------ plain values
 def test_a_valid_document_has_data_and_no_diagnostics(read) -> None:
-    doc = read("version: 1\ntools:\n  - handler: handlers.files:read_file\n")
+    doc = read("version: 1\ntools:\n  - handler: tooldeck.handlers.files:read_file\n")
     assert doc.diagnostics == []
-    assert doc.data == {"version": 1, "tools": [{"handler": "handlers.files:read_file"}]}
+    assert doc.data == {"version": 1, "tools": [{"handler": "tooldeck.handlers.files:read_file"}]}
     assert doc.root is not None
 
 
@@ -210,7 +210,7 @@ def test_several_problems_are_all_reported(read) -> None:
 
 
 def test_tab_indentation_is_located(read) -> None:
-    doc = read("version: 1\ntools:\n\t- handler: handlers.files:read_file\n")
+    doc = read("version: 1\ntools:\n\t- handler: tooldeck.handlers.files:read_file\n")
     assert problems(doc) == [("TD203", 3, 1)]
     assert "tab" in doc.diagnostics[0].message
 
@@ -377,7 +377,7 @@ LOCATE = """\
 version: 1
 tools:
   - name: read_file
-    handler: handlers.files:read_file
+    handler: tooldeck.handlers.files:read_file
     params:
       - {name: path, type: string}
 """
@@ -461,10 +461,12 @@ def test_json_path_formatting(path: tuple[str | int, ...], text: str) -> None:
 
 
 def test_odd_keys_in_diagnostics_get_bracketed_paths(tmp_path: Path) -> None:
-    from engine.manifest.metaschema import check_document
+    from tooldeck.manifest.metaschema import check_document
 
     path = tmp_path / "m.yaml"
-    path.write_text("version: 1\ntools:\n  - handler: handlers.files:read_file\n    my key: 1\n")
+    path.write_text(
+        "version: 1\ntools:\n  - handler: tooldeck.handlers.files:read_file\n    my key: 1\n"
+    )
     doc = read_yaml(path)
     (diagnostic,) = check_document(doc)
     assert diagnostic.code == "TD210"
