@@ -17,7 +17,7 @@ from collections.abc import Callable
 from typing import Any
 
 from tooldeck.formats import FORMAT_CHECKER
-from tooldeck.jsontypes import TYPE_TESTS, Checker, enum_test, is_number, json_equal
+from tooldeck.jsontypes import TYPE_TESTS, Checker, conjunction, enum_test, is_number, json_equal
 from tooldeck.regex import PatternError, compile_pattern
 
 __all__ = ["fast_check"]
@@ -60,20 +60,7 @@ def _compile_subset(schema: Any) -> Checker | None:
         if test is None:
             return None
         tests.append(test)
-    return _conjunction(tests)
-
-
-def _conjunction(tests: list[Checker]) -> Checker:
-    """All of ``tests``, without a generator per call for the usual one or two."""
-    if not tests:
-        return lambda v: True
-    if len(tests) == 1:
-        return tests[0]
-    if len(tests) == 2:
-        first, second = tests
-        return lambda v: first(v) and second(v)
-    checks = tuple(tests)
-    return lambda v: all(test(v) for test in checks)
+    return conjunction(tests)
 
 
 def _subset_type(value: Any, schema: Any) -> Checker | None:

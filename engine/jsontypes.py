@@ -14,7 +14,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["TYPE_TESTS", "Checker", "enum_test", "is_integer", "is_number", "json_equal"]
+__all__ = [
+    "TYPE_TESTS",
+    "Checker",
+    "conjunction",
+    "enum_test",
+    "is_integer",
+    "is_number",
+    "json_equal",
+]
 
 Checker = Callable[[Any], bool]
 """Returns True when a value is valid; never raises."""
@@ -68,3 +76,16 @@ def enum_test(options: tuple[Any, ...]) -> Checker:
         allowed = frozenset(options)
         return lambda v: isinstance(v, str) and v in allowed
     return lambda v: any(json_equal(o, v) for o in options)
+
+
+def conjunction(tests: list[Checker]) -> Checker:
+    """All of ``tests``, without a generator per call for the usual one or two."""
+    if not tests:
+        return lambda v: True
+    if len(tests) == 1:
+        return tests[0]
+    if len(tests) == 2:
+        first, second = tests
+        return lambda v: first(v) and second(v)
+    checks = tuple(tests)
+    return lambda v: all(test(v) for test in checks)

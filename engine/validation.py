@@ -35,7 +35,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from tooldeck.formats import FORMAT_CHECKER
-from tooldeck.jsontypes import TYPE_TESTS, Checker, enum_test, is_number, json_equal
+from tooldeck.jsontypes import TYPE_TESTS, Checker, conjunction, enum_test, is_number, json_equal
 from tooldeck.model import ParamDescriptor
 from tooldeck.regex import compile_pattern
 from tooldeck.schema_validator import safe_checker, schema_problem, schema_validator
@@ -98,15 +98,7 @@ def compile_checker(
     if param.properties is not None:
         inner = compile_object_checker(param.properties, root_defs=root_defs, nested=True)
         tests.append(lambda v: not isinstance(v, dict) or inner(v))
-    if not tests:
-        return lambda v: True
-    if len(tests) == 1:
-        return tests[0]
-    if len(tests) == 2:
-        first, second = tests
-        return lambda v: first(v) and second(v)
-    all_tests = tuple(tests)
-    return lambda v: all(test(v) for test in all_tests)
+    return conjunction(tests)
 
 
 def compile_object_checker(
