@@ -67,3 +67,30 @@ def test_project_handler_modules_still_import_from_the_current_directory(tmp_pat
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "hello Ada"
+
+
+def test_python_dash_m_does_not_let_local_modules_shadow_installed_ones(tmp_path: Path):
+    import subprocess
+    import sys
+
+    plant(tmp_path)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "tooldeck",
+            "call",
+            "read_file",
+            "-m",
+            str(BUNDLED),
+            "--args",
+            '{"path": "notes.txt"}',
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "the real notes"
