@@ -14,13 +14,15 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tooldeck.cli.importpath import project_importable_last
 from tooldeck.diagnostics import Diagnostic, Severity
-from tooldeck.manifest.loader import LoadResult, load_manifests
-from tooldeck.policies import ApprovalCallback, ApprovalRequest, Decision
-from tooldeck.registry import ToolRegistry
+
+if TYPE_CHECKING:  # imported by the commands that need them: `--help` stays light
+    from tooldeck.manifest.loader import LoadResult
+    from tooldeck.policies import ApprovalCallback, ApprovalRequest, Decision
+    from tooldeck.registry import ToolRegistry
 
 __all__ = ["build_parser", "main"]
 
@@ -150,6 +152,8 @@ def load(
 ) -> Loaded:
     """Build the registry from the command's manifests, config and flags."""
     from tooldeck.config import load_config
+    from tooldeck.manifest.loader import load_manifests
+    from tooldeck.registry import ToolRegistry
 
     chosen = list(paths or args.manifests or []) or [default_manifests(bundled=bundled)]
     config = load_config(args.config)
@@ -320,6 +324,8 @@ class TerminalApprover:
         self.redact: Callable[[str], str] = str
 
     def __call__(self, request: ApprovalRequest) -> Decision:
+        from tooldeck.policies import Decision
+
         if not sys.stdin.isatty():
             return Decision.deny("approval is required; run `tooldeck call` with --yes to approve")
         effect = request.tool.effect or "it changes something outside tooldeck"
@@ -376,6 +382,7 @@ def cmd_dev(args: argparse.Namespace) -> int:
 
     from tooldeck.config import load_config
     from tooldeck.manifest.live import ReloadEvent
+    from tooldeck.registry import ToolRegistry
     from tooldeck.reload import watch
 
     paths = list(args.manifests or []) or [default_manifests(bundled=False)]
