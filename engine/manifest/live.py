@@ -35,7 +35,15 @@ from typing import TYPE_CHECKING, Any
 from tooldeck.diagnostics import Diagnostic, Severity, SourceLocation
 from tooldeck.errors import DuplicateToolError
 from tooldeck.manifest.build import Bundle
-from tooldeck.manifest.loader import GROUP_PREFIX, SUFFIXES, discover, load_file, register_config
+from tooldeck.manifest.loader import (
+    GROUP_PREFIX,
+    SUFFIXES,
+    contained,
+    discover,
+    failure_reason,
+    load_file,
+    register_config,
+)
 from tooldeck.manifest.resolve import DEFAULT_ALLOWED
 from tooldeck.manifest.yamlsource import YamlDocument, read_yaml
 from tooldeck.registry import GroupContent, RegistryChange, ToolRegistry
@@ -207,7 +215,7 @@ class LiveManifests:
             try:
                 event = self._apply(changed, started)
             except BaseException as exc:
-                if not _contained(exc):
+                if not contained(exc):
                     raise
                 event = self._failed(changed, exc, started)
             if not event.files and not event.diagnostics:
@@ -224,33 +232,10 @@ class LiveManifests:
             self._notify(event)
         return event
 
-    def _load(self, file: str) -> tuple[YamlDocument, Bundle | None]:
-        """One file through the loader; a failure inside tooldeck is that file's TD299."""
-        try:
-            return load_file(
-                file,
-                registry=self.registry,
-                config=self.config,
-                allowed=self.allowed,
-                app_class=self.app_class,
-                environ=self.environ,
-            )
-        except BaseException as exc:
-            if not _contained(exc):
-                raise
-            log.debug("loading %s failed inside tooldeck", file, exc_info=exc)
-            reason = self._redact(f"{type(exc).__name__}: {exc}"[:300])
-            diagnostic = Diagnostic(
-                code="TD299",
-                message=f"loading this file failed inside tooldeck ({reason}); it was skipped",
-                location=SourceLocation(file=file, line=1, column=1),
-            )
-            return YamlDocument(file=file, data=None, root=None, diagnostics=[diagnostic]), None
-
     def _failed(self, changed: list[str | Path], exc: BaseException, started: float) -> ReloadEvent:
         """The event for a reload that failed inside tooldeck: every file involved is held."""
         files = [str(p) for p in changed if self.is_manifest(p)] or [str(p) for p in changed]
-        reason = self._redact(f"{type(exc).__name__}: {exc}"[:300])
+        reason = failure_reason(exc, self.registry.secrets)
         log.debug("reloading %s failed inside tooldeck", ", ".join(files), exc_info=exc)
         diagnostics = []
         for file in files:
@@ -269,10 +254,6 @@ class LiveManifests:
             files=tuple(files),
             duration=time.perf_counter() - started,
         )
-
-    def _redact(self, text: str) -> str:
-        secrets = self.registry.secrets
-        return secrets.redact(text) if secrets else text
 
     def _notify(self, event: ReloadEvent) -> None:
         for diagnostic in event.diagnostics:
@@ -329,7 +310,14 @@ class LiveManifests:
                 self.documents.pop(file, None)
                 self.bundles.pop(file, None)
                 continue
-            doc, bundle = self._load(file)
+            doc, bundle = load_file(
+                file,
+                registry=self.registry,
+                config=self.config,
+                allowed=self.allowed,
+                app_class=self.app_class,
+                environ=self.environ,
+            )
             self.documents[file] = doc
             if bundle is not None:
                 self.bundles[file] = bundle
@@ -404,7 +392,7 @@ class LiveManifests:
         try:
             importlib.reload(module)
         except BaseException as exc:
-            if not _contained(exc):
+            if not contained(exc):
                 raise
             return f"{type(exc).__name__}: {exc}"
         return None
@@ -563,20 +551,6 @@ class LiveManifests:
                 if module:
                     modules.setdefault(module, set()).add(file)
         self._modules = modules
-
-
-def _contained(exc: BaseException) -> bool:
-    """Whether a failure while reloading is reported as a diagnostic rather than raised.
-
-    Everything is contained (``SystemExit`` from a module's top level
-    included) except a real Ctrl-C on the main thread; a watcher thread
-    contains even a ``KeyboardInterrupt`` that module code raises.
-    """
-    if isinstance(exc, GeneratorExit):
-        return False
-    if isinstance(exc, KeyboardInterrupt):
-        return threading.current_thread() is not threading.main_thread()
-    return True
 
 
 def _names(bundle: Bundle) -> list[tuple[tuple[str, str], tuple[str | int, ...]]]:

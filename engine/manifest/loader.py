@@ -21,6 +21,7 @@ TD299  processing one file failed inside tooldeck (an unexpected
 from __future__ import annotations
 
 import gc
+import threading
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,11 +37,14 @@ from tooldeck.registry import ToolRegistry
 
 if TYPE_CHECKING:
     from tooldeck.config import Config
+    from tooldeck.secrets import Secrets
 
 __all__ = [
     "GROUP_PREFIX",
     "LoadResult",
+    "contained",
     "discover",
+    "failure_reason",
     "load_file",
     "load_manifests",
     "register_config",
@@ -135,18 +139,38 @@ def load_file(
             app_class=app_class,
             environ=environ,
         )
-    except (Exception, SystemExit) as exc:
-        reason = " ".join(f"{type(exc).__name__}: {exc}".split())
-        if registry.secrets:  # before cutting: a cut secret would no longer be recognised
-            reason = registry.secrets.redact(reason)
-        if len(reason) > 300:
-            reason = reason[:297] + "..."
+    except BaseException as exc:
+        if not contained(exc):
+            raise
+        reason = failure_reason(exc, registry.secrets)
         diagnostic = Diagnostic(
             code="TD299",
             message=f"loading this file failed inside tooldeck ({reason}); it was skipped",
             location=SourceLocation(file=str(path), line=1, column=1),
         )
         return YamlDocument(file=str(path), data=None, root=None, diagnostics=[diagnostic]), None
+
+
+def contained(exc: BaseException) -> bool:
+    """Whether a failure while loading is reported as TD299 rather than raised.
+
+    Everything is contained (``SystemExit`` from a module's top level
+    included) except a real Ctrl-C on the main thread; a watcher thread
+    contains even a ``KeyboardInterrupt`` that module code raises.
+    """
+    if isinstance(exc, GeneratorExit):
+        return False
+    if isinstance(exc, KeyboardInterrupt):
+        return threading.current_thread() is not threading.main_thread()
+    return True
+
+
+def failure_reason(exc: BaseException, secrets: Secrets) -> str:
+    """``Type: message`` on one line, at most 300 characters, secrets masked before cutting."""
+    reason = " ".join(f"{type(exc).__name__}: {exc}".split())
+    if secrets:  # before cutting: a cut secret would no longer be recognised
+        reason = secrets.redact(reason)
+    return reason if len(reason) <= 300 else reason[:297] + "..."
 
 
 def _load_file(
