@@ -61,12 +61,12 @@ import yaml
 from _timing import Timing, interleaved_samples
 
 import tooldeck
-from tooldeck.cli.reporters import get_reporter
-from tooldeck.config import load_config
-from tooldeck.diagnostics import Diagnostic
-from tooldeck.manifest.lint import LintSettings, lint
-from tooldeck.manifest.loader import LoadResult, load_manifests
-from tooldeck.registry import ToolRegistry
+from tooldeck._config import load_config
+from tooldeck._diagnostics import Diagnostic
+from tooldeck._registry import ToolRegistry
+from tooldeck.cli._reporters import get_reporter
+from tooldeck.manifest._lint import LintSettings, lint
+from tooldeck.manifest._loader import LoadResult, load_manifests
 
 ROOT = Path(__file__).resolve().parent.parent
 META_SCHEMA = ROOT / "schemas" / "manifest.schema.json"
@@ -383,13 +383,13 @@ def load_stages(folder: Path, paths: list[Path], reps: int) -> list[tuple[str, f
     Calls the loader's own building blocks in the order it does, garbage
     collector disabled like the timed rounds; medians over ``reps`` runs.
     """
-    from tooldeck.config import Config
-    from tooldeck.manifest.build import build_bundle
-    from tooldeck.manifest.interpolate import interpolate
-    from tooldeck.manifest.loader import GROUP_PREFIX, discover
-    from tooldeck.manifest.metaschema import check_document
-    from tooldeck.manifest.resolve import DEFAULT_ALLOWED
-    from tooldeck.manifest.yamlsource import _Loader, read_yaml
+    from tooldeck._config import Config
+    from tooldeck.manifest._build import build_bundle
+    from tooldeck.manifest._interpolate import interpolate
+    from tooldeck.manifest._loader import GROUP_PREFIX, discover
+    from tooldeck.manifest._metaschema import check_document
+    from tooldeck.manifest._resolve import DEFAULT_ALLOWED
+    from tooldeck.manifest._yamlsource import _Loader, read_yaml
 
     texts = [p.read_text("utf-8") for p in paths]
     clock = time.perf_counter_ns
@@ -475,7 +475,7 @@ def load_stages(folder: Path, paths: list[Path], reps: int) -> list[tuple[str, f
 
 def lint_stages(folder: Path, reps: int) -> list[tuple[str, float]]:
     """Wall time of each lint rule and of the text report over the loaded catalogue (ms)."""
-    from tooldeck.manifest.lint import RULES, LintContext
+    from tooldeck.manifest._lint import RULES, LintContext
 
     registry, result = load_manifests([folder], registry=ToolRegistry())
     settings = LintSettings()

@@ -10,9 +10,9 @@ Run from the repository root::
 The script writes the catalogue of ``load.py`` (50 files x 20 tools, every
 tool on a real ``tooldeck.handlers.files`` function) into a temporary folder, checks
 that it loads with zero errors, and starts the real thread-backed watcher
-(``tooldeck.reload.Watcher``) on it. A second temporary folder holds a copy of
+(``tooldeck._reload.Watcher``) on it. A second temporary folder holds a copy of
 the same files, watched by a bare ``watchfiles.awatch`` with the settings
-tooldeck uses (``DEBOUNCE_MS``/``STEP_MS`` from ``tooldeck.reload``, the same
+tooldeck uses (``DEBOUNCE_MS``/``STEP_MS`` from ``tooldeck._reload``, the same
 ``rust_timeout`` tick and ``yield_on_timeout``), in a thread of its own.
 
 Then, alternating (one raw edit, one tooldeck edit; which goes first swaps
@@ -70,11 +70,11 @@ import watchfiles
 from load import TOOLS_PER_FILE, TOPICS, manifest_text, print_profile
 
 import tooldeck
-import tooldeck.manifest.live as live_module
-import tooldeck.reload as reload_module
-from tooldeck.manifest.live import LiveManifests, ReloadEvent
-from tooldeck.registry import ToolRegistry
-from tooldeck.reload import DEBOUNCE_MS, STEP_MS, Watcher
+import tooldeck._reload as reload_module
+import tooldeck.manifest._live as live_module
+from tooldeck._registry import ToolRegistry
+from tooldeck._reload import DEBOUNCE_MS, STEP_MS, Watcher
+from tooldeck.manifest._live import LiveManifests, ReloadEvent
 
 TARGET_MS = 25.0
 # ReloadEvent.duration above this (median) is "surprisingly large" for one file of 20 tools:
@@ -321,7 +321,7 @@ STEPS = (
 @contextmanager
 def timed_steps(live: LiveManifests, into: dict[str, list[int]]) -> Iterator[None]:
     """Wrap the steps of ``live.apply`` with wall-clock timers (instance attributes, and
-    the ``load_file`` name ``tooldeck.manifest.live`` calls; restored afterwards)."""
+    the ``load_file`` name ``tooldeck.manifest._live`` calls; restored afterwards)."""
 
     def timer(label: str, fn: Callable[..., Any]) -> Callable[..., Any]:
         def timed(*args: Any, **kwargs: Any) -> Any:
@@ -440,7 +440,7 @@ def main(argv: list[str] | None = None) -> int:
         )
         print(
             f"watch settings: debounce={DEBOUNCE_MS} ms, step={STEP_MS} ms, "
-            f"rust_timeout={READY_TICK_MS} ms (tooldeck.reload), for both watchers"
+            f"rust_timeout={READY_TICK_MS} ms (tooldeck._reload), for both watchers"
         )
 
         registry = ToolRegistry()

@@ -21,18 +21,16 @@ import logging
 import typing
 
 if typing.TYPE_CHECKING:  # the same names, eagerly, for type checkers and editors
-    from tooldeck.config import Config, load_config
-    from tooldeck.diagnostics import Diagnostic, Severity, SourceLocation
-    from tooldeck.errors import (
+    from tooldeck._config import Config, load_config
+    from tooldeck._diagnostics import Diagnostic, Severity, SourceLocation
+    from tooldeck._errors import (
         DuplicateToolError,
         ManifestError,
         RegistrationError,
         ToolCallError,
         ToolDeckError,
     )
-    from tooldeck.manifest.live import LiveManifests, ReloadEvent, ReloadStatus
-    from tooldeck.manifest.loader import LoadResult, load_manifests
-    from tooldeck.model import (
+    from tooldeck._model import (
         MISSING,
         ErrorKind,
         McpServerSpec,
@@ -47,12 +45,14 @@ if typing.TYPE_CHECKING:  # the same names, eagerly, for type checkers and edito
         ToolSpec,
         WebSearchSpec,
     )
-    from tooldeck.names import is_provider_safe, safe_name
-    from tooldeck.policies import ApprovalRequest, CallEvent, Decision, RetrySpec
-    from tooldeck.prompts import PromptMessage
-    from tooldeck.registry import GroupContent, RegistryChange, ToolRegistry
-    from tooldeck.reload import Watcher, watch
-    from tooldeck.schema import tool_input_schema
+    from tooldeck._names import is_provider_safe, safe_name
+    from tooldeck._policies import ApprovalRequest, CallEvent, Decision, RetrySpec
+    from tooldeck._prompts import PromptMessage
+    from tooldeck._registry import GroupContent, RegistryChange, ToolRegistry
+    from tooldeck._reload import Watcher, watch
+    from tooldeck._schema import tool_input_schema
+    from tooldeck.manifest._live import LiveManifests, ReloadEvent, ReloadStatus
+    from tooldeck.manifest._loader import LoadResult, load_manifests
 
 __all__ = [
     "MISSING",
@@ -101,47 +101,47 @@ __all__ = [
 __version__ = "0.1.0"
 
 _EXPORTS: dict[str, str] = {
-    "ApprovalRequest": "tooldeck.policies",
-    "CallEvent": "tooldeck.policies",
-    "Config": "tooldeck.config",
-    "Decision": "tooldeck.policies",
-    "Diagnostic": "tooldeck.diagnostics",
-    "DuplicateToolError": "tooldeck.errors",
-    "ErrorKind": "tooldeck.model",
-    "GroupContent": "tooldeck.registry",
-    "LiveManifests": "tooldeck.manifest.live",
-    "LoadResult": "tooldeck.manifest.loader",
-    "MISSING": "tooldeck.model",
-    "ManifestError": "tooldeck.errors",
-    "McpServerSpec": "tooldeck.model",
-    "Param": "tooldeck.model",
-    "ParamDescriptor": "tooldeck.model",
-    "PromptMessage": "tooldeck.prompts",
-    "PromptSpec": "tooldeck.model",
-    "RegistrationError": "tooldeck.errors",
-    "RegistryChange": "tooldeck.registry",
-    "ReloadEvent": "tooldeck.manifest.live",
-    "ReloadStatus": "tooldeck.manifest.live",
-    "ResultSpec": "tooldeck.model",
-    "RetrySpec": "tooldeck.policies",
-    "Severity": "tooldeck.diagnostics",
-    "SourceLocation": "tooldeck.diagnostics",
-    "ToolCall": "tooldeck.model",
-    "ToolCallError": "tooldeck.errors",
-    "ToolContext": "tooldeck.model",
-    "ToolDeckError": "tooldeck.errors",
-    "ToolError": "tooldeck.model",
-    "ToolRegistry": "tooldeck.registry",
-    "ToolResult": "tooldeck.model",
-    "ToolSpec": "tooldeck.model",
-    "Watcher": "tooldeck.reload",
-    "WebSearchSpec": "tooldeck.model",
-    "is_provider_safe": "tooldeck.names",
-    "load_config": "tooldeck.config",
-    "load_manifests": "tooldeck.manifest.loader",
-    "safe_name": "tooldeck.names",
-    "tool_input_schema": "tooldeck.schema",
-    "watch": "tooldeck.reload",
+    "ApprovalRequest": "tooldeck._policies",
+    "CallEvent": "tooldeck._policies",
+    "Config": "tooldeck._config",
+    "Decision": "tooldeck._policies",
+    "Diagnostic": "tooldeck._diagnostics",
+    "DuplicateToolError": "tooldeck._errors",
+    "ErrorKind": "tooldeck._model",
+    "GroupContent": "tooldeck._registry",
+    "LiveManifests": "tooldeck.manifest._live",
+    "LoadResult": "tooldeck.manifest._loader",
+    "MISSING": "tooldeck._model",
+    "ManifestError": "tooldeck._errors",
+    "McpServerSpec": "tooldeck._model",
+    "Param": "tooldeck._model",
+    "ParamDescriptor": "tooldeck._model",
+    "PromptMessage": "tooldeck._prompts",
+    "PromptSpec": "tooldeck._model",
+    "RegistrationError": "tooldeck._errors",
+    "RegistryChange": "tooldeck._registry",
+    "ReloadEvent": "tooldeck.manifest._live",
+    "ReloadStatus": "tooldeck.manifest._live",
+    "ResultSpec": "tooldeck._model",
+    "RetrySpec": "tooldeck._policies",
+    "Severity": "tooldeck._diagnostics",
+    "SourceLocation": "tooldeck._diagnostics",
+    "ToolCall": "tooldeck._model",
+    "ToolCallError": "tooldeck._errors",
+    "ToolContext": "tooldeck._model",
+    "ToolDeckError": "tooldeck._errors",
+    "ToolError": "tooldeck._model",
+    "ToolRegistry": "tooldeck._registry",
+    "ToolResult": "tooldeck._model",
+    "ToolSpec": "tooldeck._model",
+    "Watcher": "tooldeck._reload",
+    "WebSearchSpec": "tooldeck._model",
+    "is_provider_safe": "tooldeck._names",
+    "load_config": "tooldeck._config",
+    "load_manifests": "tooldeck.manifest._loader",
+    "safe_name": "tooldeck._names",
+    "tool_input_schema": "tooldeck._schema",
+    "watch": "tooldeck._reload",
 }
 """Public name -> the module that defines it."""
 

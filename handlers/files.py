@@ -17,7 +17,7 @@ tool runs. The guarantees:
   once it is known to be a regular file or a folder; elsewhere opens use ``O_NONBLOCK |
   O_NOCTTY``. Only regular files are ever read; FIFOs, sockets and devices are never listed or
   searched.
-* **search_text does bounded work**: RE2 regular expressions through :mod:`tooldeck.regex` (linear
+* **search_text does bounded work**: RE2 regular expressions through :mod:`tooldeck._regex` (linear
   time, whatever the pattern) or plain substring tests, and a cap on entries examined, bytes read
   and seconds spent.
 
@@ -43,8 +43,8 @@ from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
 
+from tooldeck._regex import PatternError, compile_pattern
 from tooldeck.handlers._confined import Project, open_entry, walking
-from tooldeck.regex import PatternError, compile_pattern
 
 if TYPE_CHECKING:
     from _typeshed import WriteableBuffer

@@ -19,9 +19,9 @@ import pytest
 
 from tests.manifests import INFO, names, save, tools_yaml
 from tooldeck import ToolRegistry
-from tooldeck.manifest.live import ReloadEvent
-from tooldeck.manifest.loader import GROUP_PREFIX
-from tooldeck.reload import Watcher, watch
+from tooldeck._reload import Watcher, watch
+from tooldeck.manifest._live import ReloadEvent
+from tooldeck.manifest._loader import GROUP_PREFIX
 
 MODULE = "tests.manifests"  # where payload() lives
 TIMEOUT = 10.0

@@ -19,9 +19,9 @@ from typing import Any
 import pytest
 
 from tooldeck import ToolRegistry, load_manifests
+from tooldeck._regex import compile_pattern
 from tooldeck.handlers import _confined, files
 from tooldeck.handlers.files import file_info, list_dir, read_file, search_text
-from tooldeck.regex import compile_pattern
 
 ROOT = Path(__file__).resolve().parents[2]
 FILES_MANIFEST = ROOT / "manifests" / "files.yaml"

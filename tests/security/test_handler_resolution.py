@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from tooldeck import ToolRegistry, load_manifests
-from tooldeck.manifest.live import LiveManifests
-from tooldeck.manifest.resolve import ResolveError, resolve_handler
+from tooldeck.manifest._live import LiveManifests
+from tooldeck.manifest._resolve import ResolveError, resolve_handler
 
 PACKAGE = "tdsec_handlers"
 
@@ -357,7 +357,7 @@ def test_reloaded_handler_module_is_checked_again(tmp_path: Path, monkeypatch):
 
 
 def test_a_trailing_newline_is_not_a_provider_safe_name():
-    from tooldeck.names import is_provider_safe
+    from tooldeck._names import is_provider_safe
 
     assert is_provider_safe("read_file")
     assert not is_provider_safe("read_file\n")

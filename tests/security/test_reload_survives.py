@@ -18,7 +18,7 @@ import pytest
 from tests.integration.test_reload import Reloads, description
 from tests.manifests import save, tools_yaml
 from tooldeck import ToolRegistry
-from tooldeck.reload import Watcher
+from tooldeck._reload import Watcher
 
 CODE = re.compile(r"^TD\d{3}$")
 

@@ -3,7 +3,7 @@
 Every check runs the real ``tooldeck`` console script in a subprocess with the
 secret in its environment (``lint`` in every format, ``list``, ``export`` for
 every provider, ``call`` results and errors), except the TD304 table, the
-reporter and :class:`tooldeck.secrets.Secrets` unit tests and one lint test
+reporter and :class:`tooldeck._secrets.Secrets` unit tests and one lint test
 that needs a rule of its own, which run in-process.
 
 "Appears" is strict: besides the secret itself, its JSON-escaped forms (with
@@ -28,16 +28,16 @@ import pytest
 
 from tests.conftest import SCRIPTS
 from tooldeck import ToolRegistry, load_manifests
-from tooldeck.cli.reporters import (
+from tooldeck._diagnostics import Diagnostic, Severity, SourceLocation
+from tooldeck._export import PROVIDERS, export_tools
+from tooldeck._secrets import Secrets
+from tooldeck.cli._reporters import (
     REPORTER_BY_NAME,
     escape_github_data,
     escape_github_property,
     get_reporter,
 )
-from tooldeck.diagnostics import Diagnostic, Severity, SourceLocation
-from tooldeck.export import PROVIDERS, export_tools
-from tooldeck.manifest.interpolate import IDENTIFIER_FIELDS
-from tooldeck.secrets import Secrets
+from tooldeck.manifest._interpolate import IDENTIFIER_FIELDS
 
 ENV = "TD_SECRET"
 PIECE = 8
@@ -284,8 +284,8 @@ def test_lint_rules_quoting_free_text_are_redacted_by_the_reporter(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     """No rule quotes a description yet; the reporter must mask one that does."""
-    from tooldeck.cli.main import main
-    from tooldeck.manifest import lint
+    from tooldeck.cli._main import main
+    from tooldeck.manifest import _lint as lint
 
     def quoting(ctx: lint.LintContext) -> Iterator[Diagnostic]:
         for bundle, spec, path, _ in ctx.tools():

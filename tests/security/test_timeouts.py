@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from tooldeck import ToolRegistry
-from tooldeck.workers import HandlerTimedOut, WorkerPool
+from tooldeck._workers import HandlerTimedOut, WorkerPool
 
 LIMIT = 0.3
 PROMPT = 1.5  # the caller must be answered well within this

@@ -9,7 +9,7 @@ import pytest
 import yaml
 
 from tooldeck import ParamDescriptor, PromptSpec, ToolSpec, load_manifests
-from tooldeck.manifest.lint import LintSettings, lint
+from tooldeck.manifest._lint import LintSettings, lint
 
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMA = json.loads((ROOT / "schemas" / "manifest.schema.json").read_text(encoding="utf-8"))

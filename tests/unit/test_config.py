@@ -1,4 +1,4 @@
-"""tooldeck.config: loading the application's configuration (YAML, JSON, properties, mappings)."""
+"""tooldeck._config: loading the application's configuration (YAML, JSON, properties, mappings)."""
 
 import json
 from pathlib import Path
@@ -6,9 +6,9 @@ from pathlib import Path
 import jmespath
 import pytest
 
-from tooldeck.config import Config, load_config, parse_properties
-from tooldeck.diagnostics import Diagnostic, Severity, SourceLocation
-from tooldeck.model import McpServerSpec, WebSearchSpec
+from tooldeck._config import Config, load_config, parse_properties
+from tooldeck._diagnostics import Diagnostic, Severity, SourceLocation
+from tooldeck._model import McpServerSpec, WebSearchSpec
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "config"
 
@@ -398,8 +398,8 @@ def test_json_seed_groups_located(tmp_path):
 
 
 def test_mcp_spec_rejection_becomes_a_diagnostic(monkeypatch, tmp_path):
-    from tooldeck import config as config_module
-    from tooldeck.errors import RegistrationError
+    from tooldeck import _config as config_module
+    from tooldeck._errors import RegistrationError
 
     def refuse(**kwargs):
         raise RegistrationError("nope", code="TD114")

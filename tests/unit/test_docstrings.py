@@ -1,4 +1,4 @@
-"""Tests for tooldeck.docstrings: Google, NumPy and Sphinx docstrings, and garbage."""
+"""Tests for tooldeck._docstrings: Google, NumPy and Sphinx docstrings, and garbage."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tooldeck.docstrings import Docstring, parse_docstring
+from tooldeck._docstrings import Docstring, parse_docstring
 
 # --- no docstring / prose only -------------------------------------------------------
 

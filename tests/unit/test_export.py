@@ -1,4 +1,4 @@
-"""tooldeck.export: provider shapes, checked against the installed openai and mcp types."""
+"""tooldeck._export: provider shapes, checked against the installed openai and mcp types."""
 
 import json
 import math
@@ -13,7 +13,7 @@ from openai.types.responses.tool_param import Mcp
 from pydantic import TypeAdapter
 
 from tooldeck import Param, ToolRegistry
-from tooldeck.export import (
+from tooldeck._export import (
     PROVIDERS,
     definition_tokens,
     export_tools,
@@ -208,7 +208,7 @@ def test_definition_tokens_is_compact_json_chars_over_four():
 
 def test_module_does_not_import_provider_sdks():
     code = (
-        "import sys, tooldeck.export\n"
+        "import sys, tooldeck._export\n"
         "bad = [m for m in sys.modules if m.split('.')[0] in ('openai', 'mcp', 'mcp_types')]\n"
         "assert not bad, bad\n"
     )

@@ -9,7 +9,7 @@ from typing import Annotated, Literal, Optional, TypedDict
 import jsonschema
 
 from tooldeck import ParamDescriptor, ToolContext, ToolRegistry
-from tooldeck.inference import infer_params, snake_case
+from tooldeck._inference import infer_params, snake_case
 
 
 class Color(enum.Enum):

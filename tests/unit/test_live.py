@@ -1,7 +1,7 @@
 """LiveManifests without a watcher: edit real files, call ``apply`` and look at the outcome.
 
 Each test writes manifests into its own ``tmp_path`` and feeds the changed paths to
-:meth:`LiveManifests.apply` directly, the way :mod:`tooldeck.reload` does for watchfiles.
+:meth:`LiveManifests.apply` directly, the way :mod:`tooldeck._reload` does for watchfiles.
 """
 
 from __future__ import annotations
@@ -17,10 +17,10 @@ import pytest
 
 from tests.manifests import INFO, names, save, tools_yaml
 from tooldeck import Severity, ToolRegistry
-from tooldeck.diagnostics import Diagnostic, SourceLocation
-from tooldeck.manifest.live import LiveManifests, ReloadEvent, ReloadStatus
-from tooldeck.manifest.loader import GROUP_PREFIX
-from tooldeck.registry import RegistryChange
+from tooldeck._diagnostics import Diagnostic, SourceLocation
+from tooldeck._registry import RegistryChange
+from tooldeck.manifest._live import LiveManifests, ReloadEvent, ReloadStatus
+from tooldeck.manifest._loader import GROUP_PREFIX
 
 MODULE = "tests.manifests"  # where payload() lives
 SECRET = "s3cr3t-token-4711"

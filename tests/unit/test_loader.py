@@ -21,8 +21,8 @@ from tooldeck import (
     load_config,
     load_manifests,
 )
-from tooldeck.export import export_tools
-from tooldeck.manifest.loader import GROUP_PREFIX, discover
+from tooldeck._export import export_tools
+from tooldeck.manifest._loader import GROUP_PREFIX, discover
 
 ROOT = Path(__file__).resolve().parents[2]
 FILES_MANIFEST = ROOT / "manifests" / "files.yaml"

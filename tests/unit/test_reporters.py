@@ -1,4 +1,4 @@
-"""Tests of tooldeck.cli.reporters: text, json, github and sarif output of diagnostics."""
+"""Tests of tooldeck.cli._reporters: text, json, github and sarif output of diagnostics."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 
 import tooldeck
-from tooldeck.cli.reporters import (
+from tooldeck._diagnostics import Diagnostic, Severity, SourceLocation
+from tooldeck.cli._reporters import (
     REPORTER_BY_NAME,
     GitHubReporter,
     JsonReporter,
@@ -22,7 +23,6 @@ from tooldeck.cli.reporters import (
     get_reporter,
     sort_diagnostics,
 )
-from tooldeck.diagnostics import Diagnostic, Severity, SourceLocation
 
 
 def located(

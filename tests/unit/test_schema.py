@@ -1,4 +1,4 @@
-"""Example-based tests of tooldeck.schema: descriptors -> Draft 2020-12 JSON Schema."""
+"""Example-based tests of tooldeck._schema: descriptors -> Draft 2020-12 JSON Schema."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from tooldeck import Param, ParamDescriptor, RegistrationError, ToolRegistry, tool_input_schema
-from tooldeck.schema import param_schema
-from tooldeck.schema_validator import schema_validator
+from tooldeck._schema import param_schema
+from tooldeck._schema_validator import schema_validator
 
 
 def build(*params: ParamDescriptor, tool_name: str | None = None) -> dict[str, Any]:

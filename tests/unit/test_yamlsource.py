@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tooldeck.manifest.yamlsource import MAX_BYTES, MAX_DEPTH, YamlDocument, json_path, read_yaml
+from tooldeck.manifest._yamlsource import MAX_BYTES, MAX_DEPTH, YamlDocument, json_path, read_yaml
 
 
 @pytest.fixture
@@ -461,7 +461,7 @@ def test_json_path_formatting(path: tuple[str | int, ...], text: str) -> None:
 
 
 def test_odd_keys_in_diagnostics_get_bracketed_paths(tmp_path: Path) -> None:
-    from tooldeck.manifest.metaschema import check_document
+    from tooldeck.manifest._metaschema import check_document
 
     path = tmp_path / "m.yaml"
     path.write_text(

@@ -7,8 +7,8 @@ validator class from it, with the keyword functions below replaced, and
 refuses at registration the schemas that could still reach a slow path
 (:func:`schema_problem`). A module of its own because it is the one place
 tooldeck extends jsonschema; the checks compiled from descriptors
-(:mod:`tooldeck.validation`) use it for fragments, and the explanations
-(:mod:`tooldeck.explain`) read the errors it yields.
+(:mod:`tooldeck._validation`) use it for fragments, and the explanations
+(:mod:`tooldeck._explain`) read the errors it yields.
 """
 
 from __future__ import annotations
@@ -22,11 +22,11 @@ import jsonschema._utils
 from jsonschema import Draft202012Validator
 from jsonschema.protocols import Validator
 
-from tooldeck.explain import MAX_VIOLATIONS, json_preview
-from tooldeck.fastcheck import fast_check
-from tooldeck.formats import FORMAT_CHECKER
-from tooldeck.jsontypes import Checker
-from tooldeck.regex import PatternError, check_declared, clip, compile_pattern
+from tooldeck._explain import MAX_VIOLATIONS, json_preview
+from tooldeck._fastcheck import fast_check
+from tooldeck._formats import FORMAT_CHECKER
+from tooldeck._jsontypes import Checker
+from tooldeck._regex import PatternError, check_declared, clip, compile_pattern
 
 __all__ = ["safe_checker", "schema_problem", "schema_validator"]
 
@@ -39,7 +39,7 @@ __all__ = ["safe_checker", "schema_problem", "schema_validator"]
 # a stock validator class) are refused at registration (:func:`schema_problem`).
 #
 # ``items`` and the property keywords also skip, with a compiled check
-# (:func:`tooldeck.fastcheck.fast_check`), the values that are plainly valid, so
+# (:func:`tooldeck._fastcheck.fast_check`), the values that are plainly valid, so
 # explaining one wrong item among 300,000 costs milliseconds instead of
 # 300,000 jsonschema descents.
 

@@ -1,6 +1,6 @@
 """Tool definitions in the shapes LLM providers accept: pure dict transforms.
 
-:func:`export_tools` turns a :class:`~tooldeck.registry.ToolRegistry` into the
+:func:`export_tools` turns a :class:`~tooldeck._registry.ToolRegistry` into the
 ``tools`` list of one provider's request. Nothing here imports a provider SDK
 (``import tooldeck`` stays light); the shapes follow the installed SDKs' own
 types, which the tests check them against:
@@ -15,7 +15,7 @@ types, which the tests check them against:
   OpenAPI 3.0 subset Gemini's ``Schema`` accepts (see :func:`gemini_schema`).
 * ``mcp``: the MCP ``Tool`` wire shape (``inputSchema``, ``annotations``).
 
-Every definition uses the tool's provider-safe name (:func:`tooldeck.names.safe_name`);
+Every definition uses the tool's provider-safe name (:func:`tooldeck._names.safe_name`);
 the registry resolves calls that come back under that name.
 """
 
@@ -27,10 +27,10 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from tooldeck.model import McpServerSpec, ToolSpec, WebSearchSpec
+from tooldeck._model import McpServerSpec, ToolSpec, WebSearchSpec
 
 if TYPE_CHECKING:
-    from tooldeck.registry import ToolRegistry
+    from tooldeck._registry import ToolRegistry
 
 __all__ = [
     "PROVIDERS",

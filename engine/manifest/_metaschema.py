@@ -32,9 +32,9 @@ from typing import Any
 import jsonschema
 from jsonschema import Draft202012Validator
 
-from tooldeck.diagnostics import Diagnostic
-from tooldeck.manifest.yamlsource import YamlDocument
-from tooldeck.validation import json_equal
+from tooldeck._diagnostics import Diagnostic
+from tooldeck._validation import json_equal
+from tooldeck.manifest._yamlsource import YamlDocument
 
 __all__ = ["check_document", "compile_schema", "manifest_schema"]
 

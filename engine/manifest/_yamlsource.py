@@ -48,7 +48,7 @@ from typing import Any
 
 import yaml
 
-from tooldeck.diagnostics import Diagnostic, Severity, SourceLocation
+from tooldeck._diagnostics import Diagnostic, Severity, SourceLocation
 
 __all__ = [
     "MAX_BYTES",

@@ -16,12 +16,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tooldeck.diagnostics import Diagnostic, Severity, SourceLocation
-from tooldeck.errors import RegistrationError
-from tooldeck.inference import describe_handler, infer_params, snake_case
-from tooldeck.manifest.resolve import ResolveError, parse_duration, resolve_handler
-from tooldeck.manifest.yamlsource import YamlDocument
-from tooldeck.model import (
+from tooldeck._diagnostics import Diagnostic, Severity, SourceLocation
+from tooldeck._errors import RegistrationError
+from tooldeck._inference import describe_handler, infer_params, snake_case
+from tooldeck._model import (
     MISSING,
     McpServerSpec,
     ParamDescriptor,
@@ -30,7 +28,9 @@ from tooldeck.model import (
     ToolSpec,
     WebSearchSpec,
 )
-from tooldeck.policies import RetrySpec
+from tooldeck._policies import RetrySpec
+from tooldeck.manifest._resolve import ResolveError, parse_duration, resolve_handler
+from tooldeck.manifest._yamlsource import YamlDocument
 
 __all__ = ["Bundle", "build_bundle"]
 
@@ -295,7 +295,7 @@ class _Builder:
         self.bundle.tool_paths[name] = path
 
     def prompt(self, entry: Mapping[str, Any], path: Path_) -> None:
-        from tooldeck.prompts import prepare_prompt
+        from tooldeck._prompts import prepare_prompt
 
         name = entry["name"]
         if self.duplicate("prompt", name, path, self.bundle.prompt_paths):

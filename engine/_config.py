@@ -35,10 +35,10 @@ in-code configuration::
 
 (The comments above are annotations: in a real properties file they would be
 part of the values.) Web search is enabled only when ``WebSearchTool.type``
-is set (:class:`tooldeck.model.WebSearchSpec`). Every top-level group named
+is set (:class:`tooldeck._model.WebSearchSpec`). Every top-level group named
 ``MCP`` or ``MCP_<n>`` is read, in numeric order (``MCP`` counts as 0, gaps
 do not stop the scan), and registers a hosted
-:class:`tooldeck.model.McpServerSpec` only when its ``.name`` is set, like the
+:class:`tooldeck._model.McpServerSpec` only when its ``.name`` is set, like the
 seed. An empty value counts as not set. The groups also stay in
 :attr:`Config.data`.
 
@@ -64,7 +64,7 @@ TD233  warning: a properties key set more than once. The last value wins,
 TD234  error: a seed group that is enabled cannot be registered: an ``MCP``
        group with ``.name`` but no ``.url``, a group value that is not a
        string (YAML reads ``country: NO`` as a boolean), or a combination
-       :class:`tooldeck.model.McpServerSpec` rejects.
+       :class:`tooldeck._model.McpServerSpec` rejects.
 TD235  warning: part of a seed group is ignored: an ``MCP`` group without
        ``.name`` (the seed registers a server only when ``.name`` is set),
        ``WebSearchTool`` keys without ``.type``, or a key the seed does not
@@ -85,9 +85,9 @@ from typing import Any
 
 import yaml
 
-from tooldeck.diagnostics import Diagnostic, Severity, SourceLocation
-from tooldeck.errors import RegistrationError
-from tooldeck.model import MISSING, McpServerSpec, WebSearchSpec
+from tooldeck._diagnostics import Diagnostic, Severity, SourceLocation
+from tooldeck._errors import RegistrationError
+from tooldeck._model import MISSING, McpServerSpec, WebSearchSpec
 
 __all__ = ["Config", "load_config", "parse_properties"]
 

@@ -13,8 +13,8 @@ import copy
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from tooldeck.errors import RegistrationError
-from tooldeck.model import ParamDescriptor
+from tooldeck._errors import RegistrationError
+from tooldeck._model import ParamDescriptor
 
 __all__ = ["DRAFT", "param_schema", "tool_input_schema"]
 

@@ -23,18 +23,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tooldeck._convert import ConversionError, converter_for
+from tooldeck._errors import RegistrationError
+from tooldeck._explain import describe_errors
+from tooldeck._jsonparse import JsonProblem, parse_json
+from tooldeck._jsontypes import Checker
+from tooldeck._model import ParamDescriptor, ToolContext, ToolSpec
+from tooldeck._regex import PatternError
+from tooldeck._results import ResultShaper
+from tooldeck._schema import tool_input_schema
+from tooldeck._schema_validator import safe_checker, schema_problem, schema_validator
 from tooldeck._typing import is_context_annotation, signature_of
-from tooldeck.convert import ConversionError, converter_for
-from tooldeck.errors import RegistrationError
-from tooldeck.explain import describe_errors
-from tooldeck.jsonparse import JsonProblem, parse_json
-from tooldeck.jsontypes import Checker
-from tooldeck.model import ParamDescriptor, ToolContext, ToolSpec
-from tooldeck.regex import PatternError
-from tooldeck.results import ResultShaper
-from tooldeck.schema import tool_input_schema
-from tooldeck.schema_validator import safe_checker, schema_problem, schema_validator
-from tooldeck.validation import check_fragment, compile_checker, compile_object_checker
+from tooldeck._validation import check_fragment, compile_checker, compile_object_checker
 
 __all__ = ["ArgumentError", "CallEnv", "MissingInjection", "PreparedTool", "prepare_tool"]
 

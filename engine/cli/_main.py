@@ -16,13 +16,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tooldeck.cli.importpath import project_importable_last
-from tooldeck.diagnostics import Diagnostic, Severity
+from tooldeck._diagnostics import Diagnostic, Severity
+from tooldeck.cli._importpath import project_importable_last
 
 if TYPE_CHECKING:  # imported by the commands that need them: `--help` stays light
-    from tooldeck.manifest.loader import LoadResult
-    from tooldeck.policies import ApprovalCallback, ApprovalRequest, Decision
-    from tooldeck.registry import ToolRegistry
+    from tooldeck._policies import ApprovalCallback, ApprovalRequest, Decision
+    from tooldeck._registry import ToolRegistry
+    from tooldeck.manifest._loader import LoadResult
 
 __all__ = ["build_parser", "main"]
 
@@ -151,9 +151,9 @@ def load(
     bundled: bool = True,
 ) -> Loaded:
     """Build the registry from the command's manifests, config and flags."""
-    from tooldeck.config import load_config
-    from tooldeck.manifest.loader import load_manifests
-    from tooldeck.registry import ToolRegistry
+    from tooldeck._config import load_config
+    from tooldeck._registry import ToolRegistry
+    from tooldeck.manifest._loader import load_manifests
 
     chosen = list(paths or args.manifests or []) or [default_manifests(bundled=bundled)]
     config = load_config(args.config)
@@ -184,7 +184,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _report_errors(loaded: Loaded) -> bool:
     """Print load errors to stderr (the command still runs); True when there were any."""
-    from tooldeck.cli.reporters import get_reporter
+    from tooldeck.cli._reporters import get_reporter
 
     errors = [d for d in loaded.result.diagnostics if d.severity is Severity.ERROR]
     if errors:
@@ -195,8 +195,8 @@ def _report_errors(loaded: Loaded) -> bool:
 
 
 def cmd_lint(args: argparse.Namespace) -> int:
-    from tooldeck.cli.reporters import get_reporter
-    from tooldeck.manifest.lint import lint, load_settings
+    from tooldeck.cli._reporters import get_reporter
+    from tooldeck.manifest._lint import lint, load_settings
 
     loaded = load(args, args.paths or None, bundled=False)
     settings, setting_problems = load_settings()
@@ -210,7 +210,7 @@ def cmd_lint(args: argparse.Namespace) -> int:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    from tooldeck.export import definition_tokens, export_tools
+    from tooldeck._export import definition_tokens, export_tools
 
     loaded = load(args)
     failed = _report_errors(loaded)
@@ -324,7 +324,7 @@ class TerminalApprover:
         self.redact: Callable[[str], str] = str
 
     def __call__(self, request: ApprovalRequest) -> Decision:
-        from tooldeck.policies import Decision
+        from tooldeck._policies import Decision
 
         if not sys.stdin.isatty():
             return Decision.deny("approval is required; run `tooldeck call` with --yes to approve")
@@ -358,7 +358,7 @@ def cmd_call(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from tooldeck.export import export_tools
+    from tooldeck._export import export_tools
 
     loaded = load(args)
     failed = _report_errors(loaded)
@@ -380,10 +380,10 @@ def cmd_dev(args: argparse.Namespace) -> int:
     """The edit loop: every save prints what changed, or the errors that kept the last good."""
     import asyncio
 
-    from tooldeck.config import load_config
-    from tooldeck.manifest.live import ReloadEvent
-    from tooldeck.registry import ToolRegistry
-    from tooldeck.reload import watch
+    from tooldeck._config import load_config
+    from tooldeck._registry import ToolRegistry
+    from tooldeck._reload import watch
+    from tooldeck.manifest._live import ReloadEvent
 
     paths = list(args.manifests or []) or [default_manifests(bundled=False)]
     config = load_config(args.config)
@@ -428,7 +428,7 @@ def cmd_dev(args: argparse.Namespace) -> int:
 
 
 def cmd_schema(args: argparse.Namespace) -> int:
-    from tooldeck.manifest.metaschema import manifest_schema
+    from tooldeck.manifest._metaschema import manifest_schema
 
     print(json.dumps(manifest_schema(), indent=2, ensure_ascii=False))
     return EXIT_OK

@@ -1,7 +1,7 @@
 """Manifest files, one at a time: discover, parse, check, interpolate, build.
 
 :func:`load_file` turns one file into a :class:`Bundle` (or located
-diagnostics); :class:`tooldeck.manifest.live.LiveManifests` registers bundles
+diagnostics); :class:`tooldeck.manifest._live.LiveManifests` registers bundles
 file by file (each file is one registry group, ``manifest:<path>``), and
 :func:`load_manifests` is its one-shot form. A file with errors is not
 registered at all (its problems are reported, the other files still load);
@@ -27,17 +27,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tooldeck.diagnostics import Diagnostic, Severity, SourceLocation
-from tooldeck.errors import DuplicateToolError, ManifestError
-from tooldeck.manifest.build import Bundle, build_bundle
-from tooldeck.manifest.interpolate import interpolate
-from tooldeck.manifest.metaschema import check_document
-from tooldeck.manifest.yamlsource import YamlDocument, read_yaml
-from tooldeck.registry import ToolRegistry
+from tooldeck._diagnostics import Diagnostic, Severity, SourceLocation
+from tooldeck._errors import DuplicateToolError, ManifestError
+from tooldeck._registry import ToolRegistry
+from tooldeck.manifest._build import Bundle, build_bundle
+from tooldeck.manifest._interpolate import interpolate
+from tooldeck.manifest._metaschema import check_document
+from tooldeck.manifest._yamlsource import YamlDocument, read_yaml
 
 if TYPE_CHECKING:
-    from tooldeck.config import Config
-    from tooldeck.secrets import Secrets
+    from tooldeck._config import Config
+    from tooldeck._secrets import Secrets
 
 __all__ = [
     "GROUP_PREFIX",
@@ -246,8 +246,8 @@ def load_manifests(
     This is :meth:`LiveManifests.load` once, with the outcome as a
     :class:`LoadResult`: the same rules whether manifests load once or live.
     """
-    from tooldeck.config import Config, load_config
-    from tooldeck.manifest.live import LiveManifests
+    from tooldeck._config import Config, load_config
+    from tooldeck.manifest._live import LiveManifests
 
     cfg = config if isinstance(config, Config) else load_config(config)
     if registry is None:

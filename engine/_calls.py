@@ -16,8 +16,8 @@ import threading
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import Any
 
-from tooldeck.binding import ArgumentError, CallEnv, MissingInjection, PreparedTool
-from tooldeck.jsonparse import (
+from tooldeck._binding import ArgumentError, CallEnv, MissingInjection, PreparedTool
+from tooldeck._jsonparse import (
     MAX_INT_DIGITS,
     JsonProblem,
     decode_short_json,
@@ -25,10 +25,10 @@ from tooldeck.jsonparse import (
     parse_json,
     value_problem,
 )
-from tooldeck.model import ErrorKind, ToolError, ToolResult
-from tooldeck.policies import WorkerPool
-from tooldeck.regex import clip
-from tooldeck.results import UnserializableResult, to_text
+from tooldeck._model import ErrorKind, ToolError, ToolResult
+from tooldeck._policies import WorkerPool
+from tooldeck._regex import clip
+from tooldeck._results import UnserializableResult, to_text
 
 __all__ = [
     "acall_prepared",
@@ -89,7 +89,7 @@ def unknown_tool(name: str, available: Iterable[str], call_id: str) -> ToolResul
 def parse_arguments(arguments: Any) -> dict[str, Any] | str:
     """Arguments as a fresh dict, or a model-readable reason they are not an object.
 
-    Text is parsed by :func:`tooldeck.jsonparse.parse_json` (no NaN, infinities,
+    Text is parsed by :func:`tooldeck._jsonparse.parse_json` (no NaN, infinities,
     oversized integers, lone surrogates or invalid UTF-8); a mapping passed
     from Python is held to the same rules, so a handler never sees a value
     JSON could not carry.

@@ -1,7 +1,7 @@
 """Hot reload: watch manifest files (and, opt-in, handler modules) and apply edits live.
 
 This is the leaf that imports watchfiles; the reload logic itself (per-file
-last good, atomic swaps, events) is :class:`tooldeck.manifest.live.LiveManifests`.
+last good, atomic swaps, events) is :class:`tooldeck.manifest._live.LiveManifests`.
 
 Latency: watchfiles waits ``step_ms`` of quiet after a change before it
 reports the batch (``debounce_ms`` at most), so an editor's burst of writes
@@ -25,11 +25,11 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tooldeck.manifest.live import LiveManifests, ReloadEvent
-from tooldeck.registry import ToolRegistry
+from tooldeck._registry import ToolRegistry
+from tooldeck.manifest._live import LiveManifests, ReloadEvent
 
 if TYPE_CHECKING:
-    from tooldeck.config import Config
+    from tooldeck._config import Config
 
 __all__ = ["Watcher", "watch"]
 

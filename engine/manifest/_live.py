@@ -16,7 +16,7 @@ edit and calls in flight finish on the version they started with.
   file (its last good version stays, ``reload_status.ok`` turns false) and
   the next good edit applies as usual.
 
-It knows nothing of file watching: :mod:`tooldeck.reload` feeds it changed
+It knows nothing of file watching: :mod:`tooldeck._reload` feeds it changed
 paths from watchfiles, tests and other watchers can call :meth:`apply`.
 """
 
@@ -32,10 +32,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tooldeck.diagnostics import Diagnostic, Severity, SourceLocation
-from tooldeck.errors import DuplicateToolError
-from tooldeck.manifest.build import Bundle
-from tooldeck.manifest.loader import (
+from tooldeck._diagnostics import Diagnostic, Severity, SourceLocation
+from tooldeck._errors import DuplicateToolError
+from tooldeck._registry import GroupContent, RegistryChange, ToolRegistry
+from tooldeck.manifest._build import Bundle
+from tooldeck.manifest._loader import (
     GROUP_PREFIX,
     SUFFIXES,
     contained,
@@ -44,12 +45,11 @@ from tooldeck.manifest.loader import (
     load_file,
     register_config,
 )
-from tooldeck.manifest.resolve import DEFAULT_ALLOWED
-from tooldeck.manifest.yamlsource import YamlDocument, read_yaml
-from tooldeck.registry import GroupContent, RegistryChange, ToolRegistry
+from tooldeck.manifest._resolve import DEFAULT_ALLOWED
+from tooldeck.manifest._yamlsource import YamlDocument, read_yaml
 
 if TYPE_CHECKING:
-    from tooldeck.config import Config
+    from tooldeck._config import Config
 
 __all__ = ["LiveManifests", "ReloadEvent", "ReloadStatus"]
 
@@ -128,7 +128,7 @@ class LiveManifests:
         environ: Mapping[str, str] | None = None,
         reload_handlers: bool = False,
     ) -> None:
-        from tooldeck.config import Config, load_config
+        from tooldeck._config import Config, load_config
 
         self.registry = registry
         self.paths = tuple(Path(p) for p in paths)

@@ -8,8 +8,8 @@ explanation is bounded: the first :data:`MAX_VIOLATIONS` violations are
 described, at most :data:`COUNT_LIMIT` more are counted, each line is cut, and
 values are previewed (:func:`json_preview`) without ever serialising all of
 them. A module of its own because the bounded validator's messages
-(:mod:`tooldeck.schema_validator`) and the argument checks
-(:mod:`tooldeck.jsonparse`) preview values the same way.
+(:mod:`tooldeck._schema_validator`) and the argument checks
+(:mod:`tooldeck._jsonparse`) preview values the same way.
 """
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ from typing import Any
 import jsonschema
 from jsonschema.protocols import Validator
 
-from tooldeck.jsontypes import TYPE_TESTS
-from tooldeck.regex import clip
+from tooldeck._jsontypes import TYPE_TESTS
+from tooldeck._regex import clip
 
 __all__ = ["COUNT_LIMIT", "MAX_VIOLATIONS", "describe_errors", "json_preview"]
 

@@ -12,11 +12,11 @@ import string
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from tooldeck.binding import ArgumentError, CallEnv, prepare_tool
-from tooldeck.calls import parse_arguments
-from tooldeck.errors import RegistrationError, ToolCallError
-from tooldeck.model import PromptSpec, ToolSpec
-from tooldeck.results import to_text
+from tooldeck._binding import ArgumentError, CallEnv, prepare_tool
+from tooldeck._calls import parse_arguments
+from tooldeck._errors import RegistrationError, ToolCallError
+from tooldeck._model import PromptSpec, ToolSpec
+from tooldeck._results import to_text
 
 __all__ = ["PreparedPrompt", "PromptMessage", "prepare_prompt"]
 

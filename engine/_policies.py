@@ -1,6 +1,6 @@
 """What may happen around a call: retries, approval of side effects, hooks, worker threads.
 
-These are plain values and small helpers; :mod:`tooldeck.execution` applies
+These are plain values and small helpers; :mod:`tooldeck._execution` applies
 them. A tool that uses none of them (no timeout, no retry, no side effects)
 never touches this module on its call path.
 """
@@ -12,10 +12,10 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeAlias
 
-from tooldeck.workers import PoolSaturated, WorkerPool
+from tooldeck._workers import PoolSaturated, WorkerPool
 
 if TYPE_CHECKING:
-    from tooldeck.model import ToolResult, ToolSpec
+    from tooldeck._model import ToolResult, ToolSpec
 
 __all__ = [
     "DEFAULT_RETRY_ON",
@@ -51,7 +51,7 @@ class RetrySpec:
     on: tuple[str, ...] = DEFAULT_RETRY_ON
 
     def __post_init__(self) -> None:
-        from tooldeck.errors import RegistrationError
+        from tooldeck._errors import RegistrationError
 
         if not isinstance(self.attempts, int) or self.attempts < 1:
             raise RegistrationError(

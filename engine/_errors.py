@@ -1,7 +1,7 @@
 """The exceptions tooldeck raises at its API.
 
 Batch paths (manifest loading, lint, ``call_many``) collect problems as values
-(:class:`tooldeck.diagnostics.Diagnostic`, :class:`tooldeck.model.ToolResult`);
+(:class:`tooldeck._diagnostics.Diagnostic`, :class:`tooldeck._model.ToolResult`);
 the exceptions below are for programmer-facing calls that cannot go on.
 Model-facing failures never raise: ``registry.call`` returns an error result
 unless the caller asked for ``raise_errors=True``.
@@ -22,8 +22,8 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from tooldeck.diagnostics import Diagnostic
-    from tooldeck.model import ErrorKind
+    from tooldeck._diagnostics import Diagnostic
+    from tooldeck._model import ErrorKind
 
 __all__ = [
     "DuplicateToolError",

@@ -6,7 +6,7 @@ format, call results and errors, logs) passes through :meth:`Secrets.redact`,
 which shows ``***`` instead.
 
 Redaction is meant to run on structured data, before anything is serialised,
-escaped or cut: reporters redact each :class:`~tooldeck.diagnostics.Diagnostic`
+escaped or cut: reporters redact each :class:`~tooldeck._diagnostics.Diagnostic`
 before JSON/SARIF/GitHub escaping, ``export`` and ``list`` redact their
 dicts before ``json.dumps``. Some text is built before it reaches one of those
 places (a message that quotes a value with ``repr()`` or ``json.dumps``, a
@@ -32,7 +32,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from tooldeck.diagnostics import Diagnostic
+    from tooldeck._diagnostics import Diagnostic
 
 __all__ = ["MASK", "Secrets"]
 

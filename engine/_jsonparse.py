@@ -5,7 +5,7 @@ infinities, no integer literal past :data:`MAX_INT_DIGITS` digits, no lone
 UTF-16 surrogates, and every failure a :class:`JsonProblem` whose message
 says what to send instead. :func:`value_problem` applies the same rules to a
 mapping passed from Python. A module of its own because this is the first
-gate of the call path (:mod:`tooldeck.calls`), separate from checking the
+gate of the call path (:mod:`tooldeck._calls`), separate from checking the
 parsed values against a schema.
 """
 
@@ -15,8 +15,8 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NoReturn
 
-from tooldeck.explain import json_preview
-from tooldeck.regex import clip
+from tooldeck._explain import json_preview
+from tooldeck._regex import clip
 
 __all__ = [
     "MAX_INT_DIGITS",

@@ -9,24 +9,24 @@ does full ``jsonschema`` run, to explain every violation with its JSON path
 in words a model can act on. The two are differential-tested with hypothesis.
 
 Everything here faces untrusted input, so it is bounded: patterns run on RE2
-(:mod:`tooldeck.regex`, linear time) in the compiled checks, the asserted
+(:mod:`tooldeck._regex`, linear time) in the compiled checks, the asserted
 formats and jsonschema alike; JSON text is parsed without NaN, infinities,
 integers past 4,300 digits or lone surrogates; and an explanation describes
-the first :data:`~tooldeck.explain.MAX_VIOLATIONS` violations and counts at
-most :data:`~tooldeck.explain.COUNT_LIMIT` more, whatever the size of the
+the first :data:`~tooldeck._explain.MAX_VIOLATIONS` violations and counts at
+most :data:`~tooldeck._explain.COUNT_LIMIT` more, whatever the size of the
 arguments.
 
 This module compiles the checks from descriptors. The other jobs live in
 modules of their own, listed in import order (each imports only those above
 it):
 
-- :mod:`tooldeck.jsontypes`: JSON Schema's types and equality (:func:`json_equal`);
-- :mod:`tooldeck.formats`: the asserted formats (``FORMAT_CHECKER``);
-- :mod:`tooldeck.explain`: violations in words, capped (``describe_errors``);
-- :mod:`tooldeck.jsonparse`: untrusted JSON text parsed (``parse_json``);
-- :mod:`tooldeck.fastcheck`: compiled checks for simple raw schemas;
-- :mod:`tooldeck.schema_validator`: jsonschema on RE2 with bounded keywords;
-- :mod:`tooldeck.validation`: this module.
+- :mod:`tooldeck._jsontypes`: JSON Schema's types and equality (:func:`json_equal`);
+- :mod:`tooldeck._formats`: the asserted formats (``FORMAT_CHECKER``);
+- :mod:`tooldeck._explain`: violations in words, capped (``describe_errors``);
+- :mod:`tooldeck._jsonparse`: untrusted JSON text parsed (``parse_json``);
+- :mod:`tooldeck._fastcheck`: compiled checks for simple raw schemas;
+- :mod:`tooldeck._schema_validator`: jsonschema on RE2 with bounded keywords;
+- :mod:`tooldeck._validation`: this module.
 """
 
 from __future__ import annotations
@@ -34,17 +34,17 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from tooldeck.formats import FORMAT_CHECKER
-from tooldeck.jsontypes import TYPE_TESTS, Checker, conjunction, enum_test, is_number, json_equal
-from tooldeck.model import ParamDescriptor
-from tooldeck.regex import compile_pattern
-from tooldeck.schema_validator import safe_checker, schema_problem, schema_validator
+from tooldeck._formats import FORMAT_CHECKER
+from tooldeck._jsontypes import TYPE_TESTS, Checker, conjunction, enum_test, is_number, json_equal
+from tooldeck._model import ParamDescriptor
+from tooldeck._regex import compile_pattern
+from tooldeck._schema_validator import safe_checker, schema_problem, schema_validator
 
 __all__ = [
     "check_fragment",
     "compile_checker",
     "compile_object_checker",
-    "json_equal",  # defined in tooldeck.jsontypes; manifest/metaschema.py imports it from here
+    "json_equal",  # defined in tooldeck._jsontypes; manifest/metaschema.py imports it from here
 ]
 
 

@@ -7,7 +7,7 @@ a class by name through :data:`REPORTER_BY_NAME` / :func:`get_reporter` and
 writes the string to standard output as is.
 
 Secrets: a reporter built with ``secrets=`` (the registry's
-:class:`~tooldeck.secrets.Secrets`) masks them in every diagnostic in
+:class:`~tooldeck._secrets.Secrets`) masks them in every diagnostic in
 :meth:`Reporter.render`, before a format quotes, escapes or percent-encodes
 anything; formats implement :meth:`Reporter.emit` and only ever see redacted
 diagnostics. Redacting the finished output instead would miss a secret that
@@ -43,8 +43,8 @@ from pathlib import Path, PurePath
 from typing import Any, ClassVar
 from urllib.parse import quote
 
-from tooldeck.diagnostics import Diagnostic, Severity
-from tooldeck.secrets import Secrets
+from tooldeck._diagnostics import Diagnostic, Severity
+from tooldeck._secrets import Secrets
 
 __all__ = [
     "REPORTER_BY_NAME",

@@ -2,9 +2,9 @@
 
 Everything here is a frozen, keyword-only dataclass with no I/O. Declarations
 (:class:`ParamDescriptor`, :class:`ToolSpec`, :class:`PromptSpec`) are pure
-data; turning them into JSON Schema lives in :mod:`tooldeck.schema`, checking
-and binding arguments in :mod:`tooldeck.binding`, running them in
-:mod:`tooldeck.calls`. Manifests and code build exactly these objects.
+data; turning them into JSON Schema lives in :mod:`tooldeck._schema`, checking
+and binding arguments in :mod:`tooldeck._binding`, running them in
+:mod:`tooldeck._calls`. Manifests and code build exactly these objects.
 """
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, TypeAlias
 
-from tooldeck.diagnostics import SourceLocation
-from tooldeck.errors import RegistrationError
-from tooldeck.policies import RetrySpec
+from tooldeck._diagnostics import SourceLocation
+from tooldeck._errors import RegistrationError
+from tooldeck._policies import RetrySpec
 
 __all__ = [
     "INJECTABLE",
@@ -289,7 +289,7 @@ def _check_constraints(param: ParamDescriptor) -> None:
         if value is not None and not isinstance(value, str):
             raise fail(f"{name} must be a string, got {value!r}")
     if param.pattern is not None:
-        from tooldeck.regex import PatternError, check_declared, clip
+        from tooldeck._regex import PatternError, check_declared, clip
 
         try:  # RE2, as at call time: linear matching, so no backreferences or lookaround
             check_declared(param.pattern)
@@ -368,7 +368,7 @@ class ToolSpec:
     timeout: float | None = None
     """Seconds; ``None`` uses the registry default."""
     retry: RetrySpec | None = None
-    """Retry I/O-like execution errors; see :class:`tooldeck.policies.RetrySpec`."""
+    """Retry I/O-like execution errors; see :class:`tooldeck._policies.RetrySpec`."""
     substitute_result: bool = False
     """Fill ``${config:key}`` placeholders in a string result from the config (seed)."""
     strict: bool | None = None

@@ -1,6 +1,6 @@
 """The guarded call path: timeouts, retries, approval, hooks, tracing, result substitution.
 
-Tools that need none of it take the fast path in :mod:`tooldeck.calls`; this
+Tools that need none of it take the fast path in :mod:`tooldeck._calls`; this
 module runs the rest through the same steps (``validate_call``,
 ``bind_call``, ``finish``) with the policies around them:
 
@@ -11,8 +11,8 @@ The steps are written once, as a generator of effects; a sync and an async
 driver carry the effects out.
 
 A sync handler past its timeout: the caller gets a ``timeout`` result on
-time, and :meth:`~tooldeck.workers.WorkerPool.interrupt` raises
-:class:`~tooldeck.workers.HandlerTimedOut` inside it, which stops Python code
+time, and :meth:`~tooldeck._workers.WorkerPool.interrupt` raises
+:class:`~tooldeck._workers.HandlerTimedOut` inside it, which stops Python code
 at its next bytecode (a blocking C call finishes first, still inside the
 bounded pool, so abandoned threads never pile up). Async handlers are
 cancelled.
@@ -32,8 +32,8 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
-from tooldeck.binding import CallEnv, PreparedTool
-from tooldeck.calls import (
+from tooldeck._binding import CallEnv, PreparedTool
+from tooldeck._calls import (
     bind_call,
     error_result,
     failed,
@@ -41,8 +41,8 @@ from tooldeck.calls import (
     run_coroutine,
     validate_call,
 )
-from tooldeck.model import ToolResult
-from tooldeck.policies import (
+from tooldeck._model import ToolResult
+from tooldeck._policies import (
     AfterHook,
     ApprovalCallback,
     ApprovalRequest,
@@ -52,7 +52,7 @@ from tooldeck.policies import (
     PoolSaturated,
     WorkerPool,
 )
-from tooldeck.secrets import Secrets
+from tooldeck._secrets import Secrets
 
 __all__ = ["Policy", "arun_guarded", "run_guarded", "tracing_active"]
 

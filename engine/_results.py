@@ -19,7 +19,7 @@ from decimal import Decimal
 from pathlib import PurePath
 from typing import Any
 
-from tooldeck.model import ResultSpec
+from tooldeck._model import ResultSpec
 
 __all__ = ["SUCCESS_TEXT", "ResultShaper", "to_jsonable", "to_text"]
 

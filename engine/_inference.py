@@ -21,6 +21,9 @@ from decimal import Decimal
 from pathlib import PurePath
 from typing import Any, is_typeddict
 
+from tooldeck._docstrings import parse_docstring
+from tooldeck._model import MISSING, ParamDescriptor
+from tooldeck._schema import param_schema
 from tooldeck._typing import (
     is_abc_origin,
     is_context_annotation,
@@ -28,9 +31,6 @@ from tooldeck._typing import (
     split_optional,
     unwrap_annotated,
 )
-from tooldeck.docstrings import parse_docstring
-from tooldeck.model import MISSING, ParamDescriptor
-from tooldeck.schema import param_schema
 
 __all__ = ["describe_handler", "infer_params", "snake_case"]
 

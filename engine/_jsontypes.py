@@ -1,9 +1,9 @@
 """JSON Schema's view of Python values: which type a value has, when two values are equal.
 
 Why a module of its own: the checks compiled from descriptors
-(:mod:`tooldeck.validation`), the checks compiled from raw schemas
-(:mod:`tooldeck.fastcheck`) and the explanations of violations
-(:mod:`tooldeck.explain`) must all agree with ``jsonschema`` on these rules
+(:mod:`tooldeck._validation`), the checks compiled from raw schemas
+(:mod:`tooldeck._fastcheck`) and the explanations of violations
+(:mod:`tooldeck._explain`) must all agree with ``jsonschema`` on these rules
 (bools are not numbers, ``1.0`` is an integer, enum equality keeps
 ``True != 1``). They share this one definition, which imports nothing of
 tooldeck and so sits below all of them.

@@ -1,13 +1,13 @@
 """Compiled yes/no checks for the simple raw schemas, to skip what jsonschema would accept.
 
 Explaining one wrong item among 300,000 must not cost 300,000 jsonschema
-descents. The bounded validator (:mod:`tooldeck.schema_validator`) asks
+descents. The bounded validator (:mod:`tooldeck._schema_validator`) asks
 :func:`fast_check` for a subschema's compiled check and descends only into
 the values it rejects. The check covers the keywords descriptors produce
 (types, enums, bounds, sizes, patterns on RE2, formats, nested items and
-properties) with the exact semantics of :mod:`tooldeck.jsontypes`; for
+properties) with the exact semantics of :mod:`tooldeck._jsontypes`; for
 anything else it answers None, meaning "ask jsonschema". A module of its own
-because it compiles raw schemas, where :mod:`tooldeck.validation` compiles
+because it compiles raw schemas, where :mod:`tooldeck._validation` compiles
 descriptors.
 """
 
@@ -16,9 +16,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from tooldeck.formats import FORMAT_CHECKER
-from tooldeck.jsontypes import TYPE_TESTS, Checker, conjunction, enum_test, is_number, json_equal
-from tooldeck.regex import PatternError, compile_pattern
+from tooldeck._formats import FORMAT_CHECKER
+from tooldeck._jsontypes import TYPE_TESTS, Checker, conjunction, enum_test, is_number, json_equal
+from tooldeck._regex import PatternError, compile_pattern
 
 __all__ = ["fast_check"]
 

@@ -19,19 +19,19 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Literal, cast, overload
 
-from tooldeck.binding import CallEnv, PreparedTool, prepare_tool
-from tooldeck.calls import (
+from tooldeck._binding import CallEnv, PreparedTool, prepare_tool
+from tooldeck._calls import (
     acall_prepared,
     call_prepared,
     new_call_id,
     run_coroutine,
     unknown_tool,
 )
-from tooldeck.diagnostics import Diagnostic, Severity
-from tooldeck.errors import DuplicateToolError, RegistrationError, ToolCallError
-from tooldeck.execution import Policy, arun_guarded, run_guarded, tracing_active
-from tooldeck.inference import describe_handler, infer_params, snake_case
-from tooldeck.model import (
+from tooldeck._diagnostics import Diagnostic, Severity
+from tooldeck._errors import DuplicateToolError, RegistrationError, ToolCallError
+from tooldeck._execution import Policy, arun_guarded, run_guarded, tracing_active
+from tooldeck._inference import describe_handler, infer_params, snake_case
+from tooldeck._model import (
     McpServerSpec,
     ParamDescriptor,
     PromptSpec,
@@ -41,10 +41,10 @@ from tooldeck.model import (
     ToolSpec,
     WebSearchSpec,
 )
-from tooldeck.names import is_provider_safe, safe_name
-from tooldeck.policies import AfterHook, ApprovalCallback, BeforeHook, WorkerPool
-from tooldeck.prompts import PreparedPrompt, PromptMessage, prepare_prompt
-from tooldeck.secrets import Secrets
+from tooldeck._names import is_provider_safe, safe_name
+from tooldeck._policies import AfterHook, ApprovalCallback, BeforeHook, WorkerPool
+from tooldeck._prompts import PreparedPrompt, PromptMessage, prepare_prompt
+from tooldeck._secrets import Secrets
 
 __all__ = ["DuplicatePolicy", "GroupContent", "RegistryChange", "ToolRegistry"]
 
@@ -137,8 +137,8 @@ class ToolRegistry:
             instead of returning error results.
         default_timeout: seconds for tools that set no ``timeout`` (None: no limit).
         approve: called before every call of a ``side_effects`` tool with an
-            :class:`~tooldeck.policies.ApprovalRequest`; returns True/False or a
-            :class:`~tooldeck.policies.Decision` (sync or async). Without it such
+            :class:`~tooldeck._policies.ApprovalRequest`; returns True/False or a
+            :class:`~tooldeck._policies.Decision` (sync or async). Without it such
             calls are denied, unless ``allow_side_effects`` (trusted contexts).
         max_workers: threads for sync handlers under ``acall`` or a timeout; a
             saturated pool answers with an error instead of queueing.
@@ -189,7 +189,7 @@ class ToolRegistry:
         self._checked: dict[int, tuple[ToolSpec, PreparedTool]] = {}
         self._subscribers: list[Callable[[str | None, RegistryChange], Any]] = []
         self.reload_status: Any = None
-        """Set by :mod:`tooldeck.reload` while manifests are watched: the last reload's outcome."""
+        """Set by :mod:`tooldeck._reload` while manifests are watched: the last reload's outcome."""
 
     @classmethod
     def from_manifests(
@@ -206,8 +206,8 @@ class ToolRegistry:
         ``options`` are the constructor's (``project_dir``, ``lenient`` ...).
         Use :func:`tooldeck.load_manifests` to get the diagnostics as values.
         """
-        from tooldeck.config import load_config
-        from tooldeck.manifest.loader import load_manifests
+        from tooldeck._config import load_config
+        from tooldeck.manifest._loader import load_manifests
 
         loaded = load_config(config)
         registry = cls(config=loaded.data, **options)

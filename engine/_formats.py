@@ -2,9 +2,9 @@
 
 jsonschema only annotates ``format`` by default; tooldeck asserts the formats
 below, and the same :data:`FORMAT_CHECKER` serves the checks compiled from
-descriptors (:mod:`tooldeck.validation`), those compiled from raw schemas
-(:mod:`tooldeck.fastcheck`), the bounded jsonschema validator
-(:mod:`tooldeck.schema_validator`) and the manifest lint, so a value means the
+descriptors (:mod:`tooldeck._validation`), those compiled from raw schemas
+(:mod:`tooldeck._fastcheck`), the bounded jsonschema validator
+(:mod:`tooldeck._schema_validator`) and the manifest lint, so a value means the
 same everywhere. A module of its own because all of them need it and it needs
 none of them.
 """
@@ -17,7 +17,7 @@ from datetime import date, datetime, time
 
 import jsonschema
 
-from tooldeck.regex import compile_pattern
+from tooldeck._regex import compile_pattern
 
 __all__ = ["FORMAT_CHECKER"]
 

@@ -27,12 +27,12 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from tooldeck.diagnostics import Diagnostic, Severity
-from tooldeck.formats import FORMAT_CHECKER
-from tooldeck.manifest.build import Bundle
-from tooldeck.manifest.loader import LoadResult
-from tooldeck.names import is_provider_safe, safe_name
-from tooldeck.registry import ToolRegistry
+from tooldeck._diagnostics import Diagnostic, Severity
+from tooldeck._formats import FORMAT_CHECKER
+from tooldeck._names import is_provider_safe, safe_name
+from tooldeck._registry import ToolRegistry
+from tooldeck.manifest._build import Bundle
+from tooldeck.manifest._loader import LoadResult
 
 __all__ = ["RULES", "LintSettings", "Rule", "lint", "load_settings"]
 
@@ -256,8 +256,8 @@ def _token_budget(ctx: LintContext) -> Iterator[Diagnostic]:
     Bad:  one bundle with 60 tools and long descriptions
     Good: bundles per task, each enabled where it is needed (``enabled_when``)
     """
-    from tooldeck.export import definition_tokens
-    from tooldeck.schema import tool_input_schema
+    from tooldeck._export import definition_tokens
+    from tooldeck._schema import tool_input_schema
 
     budget = ctx.settings.token_budget
     for bundle in ctx.result.bundles.values():
@@ -445,7 +445,7 @@ def load_settings(start: Path | None = None) -> tuple[LintSettings, list[Diagnos
 
 
 def _parse_settings(path: Path) -> tuple[LintSettings, list[Diagnostic]]:
-    from tooldeck.diagnostics import SourceLocation
+    from tooldeck._diagnostics import SourceLocation
 
     def problem(message: str) -> Diagnostic:
         return Diagnostic(code="TD400", message=message, location=SourceLocation(file=str(path)))
