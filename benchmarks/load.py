@@ -66,7 +66,7 @@ from tooldeck._diagnostics import Diagnostic
 from tooldeck._registry import ToolRegistry
 from tooldeck.cli._reporters import get_reporter
 from tooldeck.manifest._lint import LintSettings, lint
-from tooldeck.manifest._loader import LoadResult, load_manifests
+from tooldeck.manifest._manifests import LoadResult, load_manifests
 
 ROOT = Path(__file__).resolve().parent.parent
 META_SCHEMA = ROOT / "schemas" / "manifest.schema.json"

@@ -74,7 +74,8 @@ import tooldeck._reload as reload_module
 import tooldeck.manifest._live as live_module
 from tooldeck._registry import ToolRegistry
 from tooldeck._reload import DEBOUNCE_MS, STEP_MS, Watcher
-from tooldeck.manifest._live import LiveManifests, ReloadEvent
+from tooldeck.manifest._events import ReloadEvent
+from tooldeck.manifest._live import LiveManifests
 
 TARGET_MS = 25.0
 # ReloadEvent.duration above this (median) is "surprisingly large" for one file of 20 tools:

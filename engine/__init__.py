@@ -20,11 +20,17 @@ import importlib
 import logging
 import typing
 
+from tooldeck._version import __version__ as __version__
+
 if typing.TYPE_CHECKING:  # the same names, eagerly, for type checkers and editors
+    from tooldeck._calltypes import CallFailure, ToolCall, ToolContext, ToolResult
     from tooldeck._config import Config, load_config
     from tooldeck._diagnostics import Diagnostic, Severity, SourceLocation
+    from tooldeck._entries import DuplicatePolicy, GroupContent, RegistryChange
     from tooldeck._errors import (
         DuplicateToolError,
+        ErrorKind,
+        ExportError,
         ManifestError,
         RegistrationError,
         ToolCallError,
@@ -32,37 +38,50 @@ if typing.TYPE_CHECKING:  # the same names, eagerly, for type checkers and edito
     )
     from tooldeck._model import (
         MISSING,
-        ErrorKind,
         McpServerSpec,
         Param,
         ParamDescriptor,
         PromptSpec,
         ResultSpec,
-        ToolCall,
-        ToolContext,
-        ToolError,
-        ToolResult,
+        RetrySpec,
         ToolSpec,
         WebSearchSpec,
     )
     from tooldeck._names import is_provider_safe, safe_name
-    from tooldeck._policies import ApprovalRequest, CallEvent, Decision, RetrySpec
+    from tooldeck._policies import (
+        AfterHook,
+        ApprovalCallback,
+        ApprovalRequest,
+        BeforeHook,
+        CallEvent,
+        Decision,
+    )
     from tooldeck._prompts import PromptMessage
-    from tooldeck._registry import GroupContent, RegistryChange, ToolRegistry
+    from tooldeck._registry import ToolRegistry
     from tooldeck._reload import Watcher, watch
     from tooldeck._schema import tool_input_schema
-    from tooldeck.manifest._live import LiveManifests, ReloadEvent, ReloadStatus
-    from tooldeck.manifest._loader import LoadResult, load_manifests
+    from tooldeck._subscribers import Subscriber
+    from tooldeck.manifest._events import ReloadEvent, ReloadStatus
+    from tooldeck.manifest._live import LiveManifests
+    from tooldeck.manifest._manifests import LoadResult, from_manifests, load_manifests
+    from tooldeck.providers import PROVIDERS, export_tools, strict_schema
 
 __all__ = [
     "MISSING",
+    "PROVIDERS",
+    "AfterHook",
+    "ApprovalCallback",
     "ApprovalRequest",
+    "BeforeHook",
     "CallEvent",
+    "CallFailure",
     "Config",
     "Decision",
     "Diagnostic",
+    "DuplicatePolicy",
     "DuplicateToolError",
     "ErrorKind",
+    "ExportError",
     "GroupContent",
     "LiveManifests",
     "LoadResult",
@@ -80,70 +99,81 @@ __all__ = [
     "RetrySpec",
     "Severity",
     "SourceLocation",
+    "Subscriber",
     "ToolCall",
     "ToolCallError",
     "ToolContext",
     "ToolDeckError",
-    "ToolError",
     "ToolRegistry",
     "ToolResult",
     "ToolSpec",
     "Watcher",
     "WebSearchSpec",
+    "export_tools",
+    "from_manifests",
     "is_provider_safe",
     "load_config",
     "load_manifests",
     "safe_name",
+    "strict_schema",
     "tool_input_schema",
     "watch",
 ]
 
-__version__ = "0.1.0"
-
 _EXPORTS: dict[str, str] = {
+    "AfterHook": "tooldeck._policies",
+    "ApprovalCallback": "tooldeck._policies",
     "ApprovalRequest": "tooldeck._policies",
+    "BeforeHook": "tooldeck._policies",
     "CallEvent": "tooldeck._policies",
+    "CallFailure": "tooldeck._calltypes",
     "Config": "tooldeck._config",
     "Decision": "tooldeck._policies",
     "Diagnostic": "tooldeck._diagnostics",
+    "DuplicatePolicy": "tooldeck._entries",
     "DuplicateToolError": "tooldeck._errors",
-    "ErrorKind": "tooldeck._model",
-    "GroupContent": "tooldeck._registry",
+    "ErrorKind": "tooldeck._errors",
+    "ExportError": "tooldeck._errors",
+    "GroupContent": "tooldeck._entries",
     "LiveManifests": "tooldeck.manifest._live",
-    "LoadResult": "tooldeck.manifest._loader",
+    "LoadResult": "tooldeck.manifest._manifests",
     "MISSING": "tooldeck._model",
     "ManifestError": "tooldeck._errors",
     "McpServerSpec": "tooldeck._model",
+    "PROVIDERS": "tooldeck.providers",
     "Param": "tooldeck._model",
     "ParamDescriptor": "tooldeck._model",
     "PromptMessage": "tooldeck._prompts",
     "PromptSpec": "tooldeck._model",
     "RegistrationError": "tooldeck._errors",
-    "RegistryChange": "tooldeck._registry",
-    "ReloadEvent": "tooldeck.manifest._live",
-    "ReloadStatus": "tooldeck.manifest._live",
+    "RegistryChange": "tooldeck._entries",
+    "ReloadEvent": "tooldeck.manifest._events",
+    "ReloadStatus": "tooldeck.manifest._events",
     "ResultSpec": "tooldeck._model",
-    "RetrySpec": "tooldeck._policies",
+    "RetrySpec": "tooldeck._model",
     "Severity": "tooldeck._diagnostics",
     "SourceLocation": "tooldeck._diagnostics",
-    "ToolCall": "tooldeck._model",
+    "Subscriber": "tooldeck._subscribers",
+    "ToolCall": "tooldeck._calltypes",
     "ToolCallError": "tooldeck._errors",
-    "ToolContext": "tooldeck._model",
+    "ToolContext": "tooldeck._calltypes",
     "ToolDeckError": "tooldeck._errors",
-    "ToolError": "tooldeck._model",
     "ToolRegistry": "tooldeck._registry",
-    "ToolResult": "tooldeck._model",
+    "ToolResult": "tooldeck._calltypes",
     "ToolSpec": "tooldeck._model",
     "Watcher": "tooldeck._reload",
     "WebSearchSpec": "tooldeck._model",
+    "export_tools": "tooldeck.providers",
+    "from_manifests": "tooldeck.manifest._manifests",
     "is_provider_safe": "tooldeck._names",
     "load_config": "tooldeck._config",
-    "load_manifests": "tooldeck.manifest._loader",
+    "load_manifests": "tooldeck.manifest._manifests",
     "safe_name": "tooldeck._names",
+    "strict_schema": "tooldeck.providers",
     "tool_input_schema": "tooldeck._schema",
     "watch": "tooldeck._reload",
 }
-"""Public name -> the module that defines it."""
+"""Public name -> the module that defines it (imported on first use)."""
 
 
 def __getattr__(name: str) -> typing.Any:

@@ -1,7 +1,7 @@
 """The call path: parse, validate, bind, run, serialise; never raise for tool failures.
 
 Each step that can fail turns the failure into a :class:`ToolResult` with a
-:class:`ToolError` whose message a model can act on. The fast path (valid
+:class:`CallFailure` whose message a model can act on. The fast path (valid
 JSON, valid arguments, sync handler, no shaping) does one dict lookup, one
 ``json.loads``, one compiled check and one call; everything else is only
 paid for when used.
@@ -12,11 +12,12 @@ from __future__ import annotations
 import asyncio
 import difflib
 import itertools
-import threading
-from collections.abc import Awaitable, Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from tooldeck._binding import ArgumentError, CallEnv, MissingInjection, PreparedTool
+from tooldeck._calltypes import CallFailure, ToolResult
+from tooldeck._errors import ErrorKind
 from tooldeck._jsonparse import (
     MAX_INT_DIGITS,
     JsonProblem,
@@ -25,8 +26,8 @@ from tooldeck._jsonparse import (
     parse_json,
     value_problem,
 )
-from tooldeck._model import ErrorKind, ToolError, ToolResult
 from tooldeck._policies import WorkerPool
+from tooldeck._portal import arun_on, run_on
 from tooldeck._regex import clip
 from tooldeck._results import UnserializableResult, to_text
 
@@ -39,7 +40,6 @@ __all__ = [
     "finish",
     "new_call_id",
     "parse_arguments",
-    "run_coroutine",
     "unknown_tool",
     "validate_call",
 ]
@@ -64,7 +64,7 @@ def error_result(
         False,
         f"Error ({kind}): {message}",
         None,
-        ToolError(kind, message, exception),
+        CallFailure(kind, message, exception),
         tool_name,
         call_id,
     )
@@ -254,7 +254,7 @@ def call_prepared(
     try:
         if prepared.is_async:
             handler = prepared.spec.handler
-            value = run_coroutine(lambda: handler(**kwargs))
+            value = run_on(env.portal, lambda: handler(**kwargs))
         else:
             value = prepared.spec.handler(**kwargs)
     except (Exception, SystemExit) as exc:
@@ -282,7 +282,10 @@ async def acall_prepared(
     handler = prepared.spec.handler
     try:
         if prepared.is_async:
-            value = await handler(**kwargs)
+            if env.portal is None:
+                value = await handler(**kwargs)
+            else:
+                value = await arun_on(env.portal, lambda: handler(**kwargs))
         elif prepared.spec.inline:
             value = handler(**kwargs)
         else:
@@ -298,35 +301,6 @@ def _bound(handler: Callable[..., Any], kwargs: dict[str, Any]) -> Callable[[], 
 
     context = contextvars.copy_context()
     return lambda: context.run(handler, **kwargs)
-
-
-def run_coroutine(factory: Callable[[], Awaitable[Any]]) -> Any:
-    """Run an awaitable from sync code, even when this thread already runs a loop.
-
-    ``factory`` creates the awaitable inside the loop that will run it.
-    """
-
-    async def main() -> Any:
-        return await factory()
-
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(main())
-    box: dict[str, Any] = {}
-
-    def worker() -> None:
-        try:
-            box["value"] = asyncio.run(main())
-        except BaseException as exc:  # re-raised in the caller's thread
-            box["error"] = exc
-
-    thread = threading.Thread(target=worker, name="tooldeck-async-bridge", daemon=True)
-    thread.start()
-    thread.join()
-    if "error" in box:
-        raise box["error"]
-    return box["value"]
 
 
 _POOL: WorkerPool | None = None

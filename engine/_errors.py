@@ -1,7 +1,7 @@
 """The exceptions tooldeck raises at its API.
 
 Batch paths (manifest loading, lint, ``call_many``) collect problems as values
-(:class:`tooldeck._diagnostics.Diagnostic`, :class:`tooldeck._model.ToolResult`);
+(:class:`tooldeck._diagnostics.Diagnostic`, :class:`tooldeck._calltypes.ToolResult`);
 the exceptions below are for programmer-facing calls that cannot go on.
 Model-facing failures never raise: ``registry.call`` returns an error result
 unless the caller asked for ``raise_errors=True``.
@@ -12,26 +12,39 @@ unless the caller asked for ``raise_errors=True``.
      ├── RegistrationError      a tool/prompt/param declaration is wrong (code time)
      │    └── DuplicateToolError    a name is already taken and on_duplicate="error"
      ├── ManifestError          manifests failed to load; carries the diagnostics
-     └── ToolCallError          a call failed and the caller asked to raise;
-                                carries the error kind and the tool name
+     ├── ToolCallError          a call failed and the caller asked to raise;
+     │                          carries the error kind and the tool name
+     └── ExportError            no exporter for that provider name, or a schema that
+                                cannot be spelled for the provider (also a ValueError)
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal, TypeAlias
 
 if TYPE_CHECKING:
     from tooldeck._diagnostics import Diagnostic
-    from tooldeck._model import ErrorKind
 
 __all__ = [
     "DuplicateToolError",
+    "ErrorKind",
+    "ExportError",
     "ManifestError",
     "RegistrationError",
     "ToolCallError",
     "ToolDeckError",
 ]
+
+
+ErrorKind: TypeAlias = Literal[
+    "unknown_tool",
+    "invalid_arguments",
+    "execution_error",
+    "timeout",
+    "denied",
+]
+"""What went wrong in a call, in the words a result and :class:`ToolCallError` carry."""
 
 
 class ToolDeckError(Exception):
@@ -84,4 +97,30 @@ class ToolCallError(ToolDeckError):
         super().__init__(f"{tool_name}: {message}")
         self.kind = kind
         self.message = message
+        self.tool_name = tool_name
+
+
+class ExportError(ToolDeckError, ValueError):
+    """Tool definitions cannot be exported for a provider.
+
+    Raised for a provider name no exporter is registered under (the message
+    lists the valid ones) and for a schema the provider's dialect cannot
+    express without changing its meaning (OpenAI strict mode, Gemini's
+    OpenAPI subset), or that is malformed. It is also a ``ValueError``: export
+    used to raise plain ``ValueError``, and callers catching that keep working.
+
+    ``provider`` and ``tool_name`` say where, when known; the message may be
+    redacted (``export_tools(redact=...)``), these names are identifiers.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        provider: str | None = None,
+        tool_name: str | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.provider = provider
         self.tool_name = tool_name

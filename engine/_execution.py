@@ -38,10 +38,9 @@ from tooldeck._calls import (
     error_result,
     failed,
     finish,
-    run_coroutine,
     validate_call,
 )
-from tooldeck._model import ToolResult
+from tooldeck._calltypes import ToolResult
 from tooldeck._policies import (
     AfterHook,
     ApprovalCallback,
@@ -52,9 +51,11 @@ from tooldeck._policies import (
     PoolSaturated,
     WorkerPool,
 )
+from tooldeck._portal import LoopPortal, arun_on, run_on
 from tooldeck._secrets import Secrets
+from tooldeck._tracing import end_span, start_span
 
-__all__ = ["Policy", "arun_guarded", "run_guarded", "tracing_active"]
+__all__ = ["Policy", "arun_guarded", "run_guarded"]
 
 log = logging.getLogger("tooldeck.calls")
 
@@ -78,6 +79,20 @@ class Policy:
     def redact(self, text: str) -> str:
         return self.secrets.redact(text) if self.secrets else text
 
+    def open_span(self, prepared: PreparedTool, call_id: str, arguments: Any) -> Any:
+        """A span for one call (None when nothing traces); see :mod:`tooldeck._tracing`."""
+        return start_span(
+            prepared,
+            call_id,
+            arguments,
+            provider=self.tracer_provider,
+            trace_arguments=self.trace_arguments,
+            redact=self.redact,
+        )
+
+    def close_span(self, span: Any, result: ToolResult, started: float) -> None:
+        end_span(span, result, started, trace_arguments=self.trace_arguments, redact=self.redact)
+
     @property
     def active(self) -> bool:
         """Whether every call needs the guarded path (hooks, a default timeout, a tracer)."""
@@ -91,80 +106,6 @@ class Policy:
 
 class _TimedOut(Exception):
     pass
-
-
-# ------------------------------------------------------------------- tracing
-_otel: Any = None
-
-
-def _trace_api() -> Any:
-    global _otel  # noqa: PLW0603 - imported once, on first use, to keep `import tooldeck` light
-    if _otel is None:
-        try:
-            from opentelemetry import trace
-        except ImportError:  # pragma: no cover - opentelemetry-api comes with mcp
-            _otel = False
-        else:
-            _otel = trace
-    return _otel
-
-
-_tracing = {"active": False, "next_check": 0.0}
-
-
-def tracing_active() -> bool:
-    """True once the application installed an OpenTelemetry SDK tracer provider.
-
-    Checked at most once a second while inactive (the OpenTelemetry lookup
-    reads the environment, too slow for every call); once active it stays so,
-    since a global provider can only be set once.
-    """
-    if _tracing["active"]:
-        return True
-    now = time.monotonic()
-    if now < _tracing["next_check"]:
-        return False
-    _tracing["next_check"] = now + 1.0
-    api = _trace_api()
-    if api is False:
-        return False
-    active = type(api.get_tracer_provider()).__name__ != "ProxyTracerProvider"
-    _tracing["active"] = active
-    return active
-
-
-def _start_span(prepared: PreparedTool, call_id: str, arguments: Any, policy: Policy) -> Any:
-    provider = policy.tracer_provider
-    if provider is None:
-        if not tracing_active():
-            return None
-        provider = _otel.get_tracer_provider()
-    from tooldeck import __version__
-
-    tracer = provider.get_tracer("tooldeck", __version__)
-    attributes: dict[str, Any] = {
-        "gen_ai.operation.name": "execute_tool",
-        "gen_ai.tool.name": prepared.name,
-        "gen_ai.tool.call.id": call_id,
-        "tooldeck.bundle": prepared.spec.bundle or "",
-    }
-    if policy.trace_arguments:
-        attributes["tooldeck.arguments"] = policy.redact(
-            arguments if isinstance(arguments, str) else repr(arguments)
-        )
-    return tracer.start_as_current_span(f"execute_tool {prepared.name}", attributes=attributes)
-
-
-def _end_span(span: Any, result: ToolResult, started: float, policy: Policy) -> None:
-    span.set_attribute("tooldeck.outcome", "ok" if result.ok else result.error.kind)  # type: ignore[union-attr]
-    span.set_attribute("tooldeck.attempts", result.attempts)
-    span.set_attribute("tooldeck.duration_ms", (time.perf_counter() - started) * 1000)
-    if policy.trace_arguments and result.ok:
-        span.set_attribute("tooldeck.result", policy.redact(result.text)[:4096])
-    if not result.ok:
-        from opentelemetry.trace import Status, StatusCode
-
-        span.set_status(Status(StatusCode.ERROR, result.error.kind))  # type: ignore[union-attr]
 
 
 # -------------------------------------------------------------- shared steps
@@ -368,17 +309,22 @@ def run_guarded(
 ) -> ToolResult:
     started = time.perf_counter()
     steps = _steps(prepared, arguments, env, policy, call_id, extra, lenient)
-    span = _start_span(prepared, call_id, arguments, policy)
+    span = policy.open_span(prepared, call_id, arguments)
     if span is None:
-        return _drive(steps, prepared, policy)
+        return _drive(steps, prepared, policy, env.portal)
     with span as current:
-        result = _drive(steps, prepared, policy)
-        _end_span(current, result, started, policy)
+        result = _drive(steps, prepared, policy, env.portal)
+        end_span(
+            current, result, started, trace_arguments=policy.trace_arguments, redact=policy.redact
+        )
     return result
 
 
 def _drive(
-    steps: Generator[Effect, Any, ToolResult], prepared: PreparedTool, policy: Policy
+    steps: Generator[Effect, Any, ToolResult],
+    prepared: PreparedTool,
+    policy: Policy,
+    portal: LoopPortal | None,
 ) -> ToolResult:
     try:
         effect = next(steps)
@@ -388,10 +334,10 @@ def _drive(
         try:
             kind, payload = effect
             if kind == "settle":
-                outcome = _settle_sync(payload())
+                outcome = _settle_sync(payload(), portal)
             elif kind == "attempt":
                 kwargs, timeout = payload
-                outcome = _attempt_sync(prepared, kwargs, timeout, policy.pool)
+                outcome = _attempt_sync(prepared, kwargs, timeout, policy.pool, portal)
             else:
                 time.sleep(payload)
                 outcome = None
@@ -407,20 +353,24 @@ def _drive(
             return stop.value  # type: ignore[no-any-return]
 
 
-def _settle_sync(outcome: Any) -> Any:
+def _settle_sync(outcome: Any, portal: LoopPortal | None) -> Any:
     """A hook's or approver's answer from sync code; awaitables are run to completion."""
     if inspect.isawaitable(outcome):
         awaitable: Awaitable[Any] = outcome
-        return run_coroutine(lambda: awaitable)
+        return run_on(portal, lambda: awaitable)
     return outcome
 
 
 def _attempt_sync(
-    prepared: PreparedTool, kwargs: dict[str, Any], timeout: float | None, pool: WorkerPool
+    prepared: PreparedTool,
+    kwargs: dict[str, Any],
+    timeout: float | None,
+    pool: WorkerPool,
+    portal: LoopPortal | None,
 ) -> Any:
     handler = prepared.spec.handler
     if prepared.is_async:
-        return run_coroutine(lambda: _with_timeout(handler(**kwargs), timeout))
+        return run_on(portal, lambda: _with_timeout(handler(**kwargs), timeout))
     if timeout is None:
         return handler(**kwargs)
     context = contextvars.copy_context()
@@ -459,17 +409,22 @@ async def arun_guarded(
 ) -> ToolResult:
     started = time.perf_counter()
     steps = _steps(prepared, arguments, env, policy, call_id, extra, lenient)
-    span = _start_span(prepared, call_id, arguments, policy)
+    span = policy.open_span(prepared, call_id, arguments)
     if span is None:
-        return await _adrive(steps, prepared, policy)
+        return await _adrive(steps, prepared, policy, env.portal)
     with span as current:
-        result = await _adrive(steps, prepared, policy)
-        _end_span(current, result, started, policy)
+        result = await _adrive(steps, prepared, policy, env.portal)
+        end_span(
+            current, result, started, trace_arguments=policy.trace_arguments, redact=policy.redact
+        )
     return result
 
 
 async def _adrive(
-    steps: Generator[Effect, Any, ToolResult], prepared: PreparedTool, policy: Policy
+    steps: Generator[Effect, Any, ToolResult],
+    prepared: PreparedTool,
+    policy: Policy,
+    portal: LoopPortal | None,
 ) -> ToolResult:
     try:
         effect = next(steps)
@@ -481,10 +436,10 @@ async def _adrive(
             if kind == "settle":
                 outcome = payload()
                 if inspect.isawaitable(outcome):
-                    outcome = await outcome
+                    outcome = await arun_on(portal, partial(_identity, outcome))
             elif kind == "attempt":
                 kwargs, timeout = payload
-                outcome = await _attempt_async(prepared, kwargs, timeout, policy.pool)
+                outcome = await _attempt_async(prepared, kwargs, timeout, policy.pool, portal)
             else:
                 await asyncio.sleep(payload)
                 outcome = None
@@ -500,12 +455,20 @@ async def _adrive(
             return stop.value  # type: ignore[no-any-return]
 
 
+def _identity(value: Any) -> Any:
+    return value
+
+
 async def _attempt_async(
-    prepared: PreparedTool, kwargs: dict[str, Any], timeout: float | None, pool: WorkerPool
+    prepared: PreparedTool,
+    kwargs: dict[str, Any],
+    timeout: float | None,
+    pool: WorkerPool,
+    portal: LoopPortal | None,
 ) -> Any:
     handler = prepared.spec.handler
     if prepared.is_async:
-        return await _with_timeout(handler(**kwargs), timeout)
+        return await arun_on(portal, lambda: _with_timeout(handler(**kwargs), timeout))
     if prepared.spec.inline:
         return handler(**kwargs)
     context = contextvars.copy_context()

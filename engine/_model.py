@@ -9,30 +9,26 @@ and binding arguments in :mod:`tooldeck._binding`, running them in
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any, Literal, TypeAlias
+from typing import Any, Literal
 
 from tooldeck._diagnostics import SourceLocation
 from tooldeck._errors import RegistrationError
-from tooldeck._policies import RetrySpec
 
 __all__ = [
+    "DEFAULT_RETRY_ON",
     "INJECTABLE",
     "JSON_TYPES",
     "MISSING",
     "TYPE_ALIASES",
-    "ErrorKind",
     "McpServerSpec",
     "Param",
     "ParamDescriptor",
     "PromptSpec",
     "ResultSpec",
-    "ToolCall",
-    "ToolContext",
-    "ToolError",
-    "ToolResult",
+    "RetrySpec",
     "ToolSpec",
     "WebSearchSpec",
     "normalize_type",
@@ -98,14 +94,6 @@ TYPE_ALIASES: Mapping[str, str] = {
 INJECTABLE: tuple[str, ...] = ("call_id", "config", "context", "project_dir", "tool_name")
 """What :attr:`ParamDescriptor.inject` may name; injected values never reach a schema."""
 
-ErrorKind: TypeAlias = Literal[
-    "unknown_tool",
-    "invalid_arguments",
-    "execution_error",
-    "timeout",
-    "denied",
-]
-
 
 def normalize_type(value: str | Sequence[str]) -> str | tuple[str, ...]:
     """Map a declared type (or list of types) to canonical JSON Schema names.
@@ -138,6 +126,46 @@ def normalize_type(value: str | Sequence[str]) -> str | tuple[str, ...]:
     if not names:
         raise RegistrationError("an empty type list allows nothing", code="TD101")
     return names[0] if len(names) == 1 else tuple(names)
+
+
+DEFAULT_RETRY_ON: tuple[str, ...] = ("OSError", "ConnectionError", "TimeoutError")
+"""Exception class names retried by default: I/O and network trouble, not bugs."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class RetrySpec:
+    """Retry execution errors whose exception (or a base class) is named in ``on``.
+
+    Invalid arguments are never retried, and side-effecting tools only when
+    they are marked ``idempotent``. Delays grow exponentially from
+    ``backoff`` up to ``max_backoff``, with jitter so parallel callers spread.
+    """
+
+    attempts: int = 3
+    """Total attempts, the first one included."""
+    backoff: float = 0.2
+    """Seconds before the second attempt."""
+    max_backoff: float = 5.0
+    on: tuple[str, ...] = DEFAULT_RETRY_ON
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.attempts, int) or self.attempts < 1:
+            raise RegistrationError(
+                f"retry.attempts must be >= 1, got {self.attempts!r}", code="TD115"
+            )
+        if self.backoff < 0 or self.max_backoff < 0:
+            raise RegistrationError("retry backoff must not be negative", code="TD115")
+        object.__setattr__(self, "on", tuple(self.on))
+
+    def matches(self, exc: BaseException) -> bool:
+        """Whether ``exc`` is one of the retryable kinds (by class name, MRO included)."""
+        return any(cls.__name__ in self.on for cls in type(exc).__mro__)
+
+    def delay(self, attempt: int) -> float:
+        """Seconds to wait after failed attempt number ``attempt`` (1-based)."""
+        base = min(self.max_backoff, self.backoff * float(2 ** (attempt - 1)))
+        jitter: float = random.uniform(0.5, 1.0)  # spreads parallel callers' retries
+        return base * jitter
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -399,51 +427,6 @@ class PromptSpec:
 
 
 @dataclass(frozen=True, kw_only=True)
-class ToolContext:
-    """What a handler may ask for besides the model's arguments.
-
-    Annotate a handler parameter with ``ToolContext`` to receive it.
-    """
-
-    tool_name: str
-    call_id: str
-    project_dir: Path | None
-    config: Mapping[str, Any]
-    extra: Mapping[str, Any] = field(default_factory=dict)
-    """The ``context=`` mapping the caller passed to ``call``."""
-
-
-@dataclass(slots=True)
-class ToolError:
-    """Why a call failed, in words for the model and as an exception for the caller."""
-
-    kind: ErrorKind
-    message: str
-    """Model-readable: what went wrong and what to send instead."""
-    exception: BaseException | None = None
-    """The original exception (kept so retry logic can tell an OSError from others)."""
-
-
-@dataclass(slots=True)
-class ToolResult:
-    """The outcome of one call; ``text`` is what goes back to the model.
-
-    Not frozen on purpose: a frozen dataclass costs ~0.7 us more to build,
-    a third of the whole call budget. Treat it as read-only.
-    """
-
-    ok: bool
-    text: str
-    value: Any = None
-    """What the handler returned (before serialisation), ``None`` on error."""
-    error: ToolError | None = None
-    tool_name: str = ""
-    call_id: str = ""
-    return_direct: bool = False
-    attempts: int = 1
-
-
-@dataclass(frozen=True, kw_only=True)
 class WebSearchSpec:
     """Provider-hosted web search (seed: ``addWebSearch(type, city, country, region)``)."""
 
@@ -504,13 +487,3 @@ class McpServerSpec:
                 tool_name=self.name,
                 code="TD114",
             )
-
-
-@dataclass(frozen=True)
-class ToolCall:
-    """One call a model asked for: what ``call_many`` takes (tuples and dicts work too)."""
-
-    name: str
-    arguments: Any = None
-    """A JSON string, a mapping or None, as for ``ToolRegistry.call``."""
-    call_id: str | None = None

@@ -1,4 +1,4 @@
-"""What may happen around a call: retries, approval of side effects, hooks, worker threads.
+"""What may happen around a call: approval of side effects, hooks, worker threads.
 
 These are plain values and small helpers; :mod:`tooldeck._execution` applies
 them. A tool that uses none of them (no timeout, no retry, no side effects)
@@ -7,7 +7,6 @@ never touches this module on its call path.
 
 from __future__ import annotations
 
-import random
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeAlias
@@ -15,10 +14,10 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 from tooldeck._workers import PoolSaturated, WorkerPool
 
 if TYPE_CHECKING:
-    from tooldeck._model import ToolResult, ToolSpec
+    from tooldeck._calltypes import ToolResult
+    from tooldeck._model import ToolSpec
 
 __all__ = [
-    "DEFAULT_RETRY_ON",
     "AfterHook",
     "ApprovalCallback",
     "ApprovalRequest",
@@ -26,50 +25,8 @@ __all__ = [
     "CallEvent",
     "Decision",
     "PoolSaturated",
-    "RetrySpec",
     "WorkerPool",
 ]
-
-DEFAULT_RETRY_ON: tuple[str, ...] = ("OSError", "ConnectionError", "TimeoutError")
-"""Exception class names retried by default: I/O and network trouble, not bugs."""
-
-
-@dataclass(frozen=True, kw_only=True)
-class RetrySpec:
-    """Retry execution errors whose exception (or a base class) is named in ``on``.
-
-    Invalid arguments are never retried, and side-effecting tools only when
-    they are marked ``idempotent``. Delays grow exponentially from
-    ``backoff`` up to ``max_backoff``, with jitter so parallel callers spread.
-    """
-
-    attempts: int = 3
-    """Total attempts, the first one included."""
-    backoff: float = 0.2
-    """Seconds before the second attempt."""
-    max_backoff: float = 5.0
-    on: tuple[str, ...] = DEFAULT_RETRY_ON
-
-    def __post_init__(self) -> None:
-        from tooldeck._errors import RegistrationError
-
-        if not isinstance(self.attempts, int) or self.attempts < 1:
-            raise RegistrationError(
-                f"retry.attempts must be >= 1, got {self.attempts!r}", code="TD115"
-            )
-        if self.backoff < 0 or self.max_backoff < 0:
-            raise RegistrationError("retry backoff must not be negative", code="TD115")
-        object.__setattr__(self, "on", tuple(self.on))
-
-    def matches(self, exc: BaseException) -> bool:
-        """Whether ``exc`` is one of the retryable kinds (by class name, MRO included)."""
-        return any(cls.__name__ in self.on for cls in type(exc).__mro__)
-
-    def delay(self, attempt: int) -> float:
-        """Seconds to wait after failed attempt number ``attempt`` (1-based)."""
-        base = min(self.max_backoff, self.backoff * float(2 ** (attempt - 1)))
-        jitter: float = random.uniform(0.5, 1.0)  # spreads parallel callers' retries
-        return base * jitter
 
 
 @dataclass(frozen=True)

@@ -12,10 +12,11 @@ import string
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from tooldeck._binding import ArgumentError, CallEnv, prepare_tool
+from tooldeck._binding import ArgumentError, CallEnv
 from tooldeck._calls import parse_arguments
 from tooldeck._errors import RegistrationError, ToolCallError
 from tooldeck._model import PromptSpec, ToolSpec
+from tooldeck._prepare import prepare_tool
 from tooldeck._results import to_text
 
 __all__ = ["PreparedPrompt", "PromptMessage", "prepare_prompt"]
@@ -32,12 +33,11 @@ class PromptMessage:
 class PreparedPrompt:
     """A prompt compiled for rendering (shares the tool argument machinery)."""
 
-    __slots__ = ("_tool", "group", "name", "spec")
+    __slots__ = ("_tool", "name", "spec")
 
-    def __init__(self, spec: PromptSpec, group: str | None) -> None:
+    def __init__(self, spec: PromptSpec) -> None:
         self.spec = spec
         self.name = spec.name
-        self.group = group
         handler = spec.handler if spec.handler is not None else _template_renderer(spec)
         self._tool = prepare_tool(
             ToolSpec(
@@ -102,7 +102,7 @@ class _Strict(dict[str, Any]):
         return ""
 
 
-def prepare_prompt(spec: PromptSpec, *, group: str | None = None) -> PreparedPrompt:
+def prepare_prompt(spec: PromptSpec) -> PreparedPrompt:
     """Compile a prompt, raising RegistrationError for declaration mistakes."""
     if spec.role not in ("assistant", "user"):
         raise RegistrationError(
@@ -114,4 +114,4 @@ def prepare_prompt(spec: PromptSpec, *, group: str | None = None) -> PreparedPro
         raise RegistrationError(
             "a prompt needs exactly one of template or handler", tool_name=spec.name, code="TD113"
         )
-    return PreparedPrompt(spec, group)
+    return PreparedPrompt(spec)

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import inspect
 import logging
 import threading
 from collections.abc import Callable, Iterable, Mapping
@@ -26,7 +27,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tooldeck._registry import ToolRegistry
-from tooldeck.manifest._live import LiveManifests, ReloadEvent
+from tooldeck.manifest._events import ReloadEvent
+from tooldeck.manifest._live import LiveManifests
 
 if TYPE_CHECKING:
     from tooldeck._config import Config
@@ -72,11 +74,18 @@ async def watch(
 ) -> None:
     """Load ``paths`` into ``registry`` and keep it in sync until ``stop_event`` is set.
 
-    ``on_reload`` gets every :class:`ReloadEvent`, the initial load included;
-    ``ready`` is called once the file watcher is armed (edits from then on
-    are seen).
+    ``on_reload`` gets every :class:`ReloadEvent`, the initial load included,
+    on this coroutine's loop (an ``async def`` one is awaited); ``ready`` is
+    called once the file watcher is armed (edits from then on are seen).
+
+    Reading, parsing and importing happen in a worker thread, so the loop
+    this runs on keeps serving while a large manifest set loads: registry
+    subscribers are called from that thread (see
+    :meth:`ToolRegistry.subscribe <tooldeck.ToolRegistry.subscribe>`).
     """
     import watchfiles
+
+    loop = asyncio.get_running_loop()
 
     live = LiveManifests(
         registry,
@@ -87,8 +96,8 @@ async def watch(
         reload_handlers=reload_handlers,
     )
     if on_reload is not None:
-        live.subscribe(on_reload)
-    live.load()
+        live.subscribe(_on_loop(loop, on_reload))
+    await asyncio.to_thread(live.load)
     roots = _roots(live)
     handler_files = live.handler_files
 
@@ -120,7 +129,7 @@ async def watch(
                     if ready is not None:
                         ready()
                 if changes:
-                    _apply(live, sorted(path for _, path in changes))
+                    await asyncio.to_thread(_apply, live, sorted(path for _, path in changes))
             return
         except (Exception, SystemExit) as exc:  # the watch itself broke: re-arm, never end
             log.warning("the manifest watcher failed (%s: %s); re-arming", type(exc).__name__, exc)
@@ -130,6 +139,39 @@ async def watch(
             else:
                 await asyncio.sleep(_REARM_SECONDS)
             roots = [root for root in _roots(live) if root.exists()] or roots
+
+
+def _on_loop(
+    loop: asyncio.AbstractEventLoop, callback: Callable[[ReloadEvent], Any]
+) -> Callable[[ReloadEvent], None]:
+    """``callback`` delivered on ``loop`` whichever thread reloads; coroutines are awaited."""
+
+    running: set[asyncio.Task[None]] = set()  # referenced until done
+
+    def deliver(event: ReloadEvent) -> None:
+        try:
+            outcome = callback(event)
+            if inspect.isawaitable(outcome):
+                task = loop.create_task(_settle(outcome))
+                running.add(task)
+                task.add_done_callback(running.discard)
+        except (Exception, SystemExit) as exc:
+            log.warning("on_reload callback %r failed: %s", callback, exc)
+
+    def schedule(event: ReloadEvent) -> None:
+        if loop.is_closed():
+            return
+        with contextlib.suppress(RuntimeError):  # the loop closed meanwhile
+            loop.call_soon_threadsafe(deliver, event)
+
+    return schedule
+
+
+async def _settle(awaitable: Any) -> None:
+    try:
+        await awaitable
+    except (Exception, SystemExit) as exc:
+        log.warning("on_reload callback failed: %s", exc)
 
 
 def _apply(live: LiveManifests, paths: list[str]) -> None:

@@ -22,7 +22,7 @@ from tooldeck.cli._importpath import project_importable_last
 if TYPE_CHECKING:  # imported by the commands that need them: `--help` stays light
     from tooldeck._policies import ApprovalCallback, ApprovalRequest, Decision
     from tooldeck._registry import ToolRegistry
-    from tooldeck.manifest._loader import LoadResult
+    from tooldeck.manifest._manifests import LoadResult
 
 __all__ = ["build_parser", "main"]
 
@@ -153,7 +153,7 @@ def load(
     """Build the registry from the command's manifests, config and flags."""
     from tooldeck._config import load_config
     from tooldeck._registry import ToolRegistry
-    from tooldeck.manifest._loader import load_manifests
+    from tooldeck.manifest._manifests import load_manifests
 
     chosen = list(paths or args.manifests or []) or [default_manifests(bundled=bundled)]
     config = load_config(args.config)
@@ -210,7 +210,7 @@ def cmd_lint(args: argparse.Namespace) -> int:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    from tooldeck._export import definition_tokens, export_tools
+    from tooldeck.providers import definition_tokens, export_tools
 
     loaded = load(args)
     failed = _report_errors(loaded)
@@ -358,7 +358,7 @@ def cmd_call(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from tooldeck._export import export_tools
+    from tooldeck.providers import export_tools
 
     loaded = load(args)
     failed = _report_errors(loaded)
@@ -383,7 +383,7 @@ def cmd_dev(args: argparse.Namespace) -> int:
     from tooldeck._config import load_config
     from tooldeck._registry import ToolRegistry
     from tooldeck._reload import watch
-    from tooldeck.manifest._live import ReloadEvent
+    from tooldeck.manifest._events import ReloadEvent
 
     paths = list(args.manifests or []) or [default_manifests(bundled=False)]
     config = load_config(args.config)

@@ -2,11 +2,12 @@
 
 This is the only place YAML meets the data model, and it builds nothing the
 programmatic API could not: every entry becomes the same ParamDescriptor and
-ToolSpec a Python caller would write, and each tool is prepared through
-``registry.validate_spec`` so its declaration mistakes (a default that
-violates its type, a parameter the handler cannot accept) come back as
-located diagnostics with the registry's own codes. One bad entry never
-hides the good ones: it is reported and skipped.
+ToolSpec a Python caller would write, and each tool and prompt is prepared
+here (:func:`tooldeck._prepare.prepare_tool`) so its declaration mistakes (a
+default that violates its type, a parameter the handler cannot accept) come
+back as located diagnostics with the registry's own codes; the prepared
+objects travel on in the :class:`Bundle` to the registry, which uses them as
+they are. One bad entry never hides the good ones: it is reported and skipped.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tooldeck._binding import PreparedTool
 from tooldeck._diagnostics import Diagnostic, Severity, SourceLocation
 from tooldeck._errors import RegistrationError
 from tooldeck._inference import describe_handler, infer_params, snake_case
@@ -25,10 +27,12 @@ from tooldeck._model import (
     ParamDescriptor,
     PromptSpec,
     ResultSpec,
+    RetrySpec,
     ToolSpec,
     WebSearchSpec,
 )
-from tooldeck._policies import RetrySpec
+from tooldeck._prepare import prepare_tool
+from tooldeck._prompts import PreparedPrompt, prepare_prompt
 from tooldeck.manifest._resolve import ResolveError, parse_duration, resolve_handler
 from tooldeck.manifest._yamlsource import YamlDocument
 
@@ -81,6 +85,9 @@ class Bundle:
     server_paths: dict[str, Path_] = field(default_factory=dict)
     web_search: WebSearchSpec | None = None
     diagnostics: list[Diagnostic] = field(default_factory=list)
+    prepared_tools: dict[str, PreparedTool] = field(default_factory=dict, repr=False)
+    """Each good tool compiled once, by name: what the registry stores."""
+    prepared_prompts: dict[str, PreparedPrompt] = field(default_factory=dict, repr=False)
 
 
 def build_bundle(
@@ -88,12 +95,11 @@ def build_bundle(
     data: Mapping[str, Any],
     *,
     allowed: Iterable[str],
-    validate: Callable[[ToolSpec], None],
     search_root: Mapping[str, Any],
     app_class: type | None,
 ) -> Bundle:
     """Turn a document that passed the meta-schema into specs plus diagnostics."""
-    builder = _Builder(doc, tuple(allowed), validate)
+    builder = _Builder(doc, tuple(allowed))
     bundle = Bundle(
         file=doc.file,
         name=str(data.get("bundle") or Path(doc.file).stem),
@@ -148,12 +154,9 @@ def _activation(
 
 
 class _Builder:
-    def __init__(
-        self, doc: YamlDocument, allowed: tuple[str, ...], validate: Callable[[ToolSpec], None]
-    ) -> None:
+    def __init__(self, doc: YamlDocument, allowed: tuple[str, ...]) -> None:
         self.doc = doc
         self.allowed = allowed
-        self.validate = validate
         self.bundle: Bundle
         self._reported: set[tuple[str, SourceLocation]] = set()
 
@@ -287,16 +290,15 @@ class _Builder:
                 origin=self.locate(path),
                 **options,
             )
-            self.validate(spec)
+            prepared = prepare_tool(spec)
         except RegistrationError as exc:
             self.registration_error(exc, path, declared, name)
             return
         self.bundle.tools.append(spec)
+        self.bundle.prepared_tools[name] = prepared
         self.bundle.tool_paths[name] = path
 
     def prompt(self, entry: Mapping[str, Any], path: Path_) -> None:
-        from tooldeck._prompts import prepare_prompt
-
         name = entry["name"]
         if self.duplicate("prompt", name, path, self.bundle.prompt_paths):
             return
@@ -324,7 +326,7 @@ class _Builder:
                 bundle=self.bundle.name,
                 origin=self.locate(path),
             )
-            prepare_prompt(spec)
+            prepared_prompt = prepare_prompt(spec)
         except RegistrationError as exc:
             field_name = "template" if "template" in entry else "handler"
             self.registration_error(
@@ -332,6 +334,7 @@ class _Builder:
             )
             return
         self.bundle.prompts.append(spec)
+        self.bundle.prepared_prompts[name] = prepared_prompt
         self.bundle.prompt_paths[name] = path
 
     def server(self, entry: Mapping[str, Any], path: Path_) -> None:

@@ -32,7 +32,7 @@ from tooldeck._formats import FORMAT_CHECKER
 from tooldeck._names import is_provider_safe, safe_name
 from tooldeck._registry import ToolRegistry
 from tooldeck.manifest._build import Bundle
-from tooldeck.manifest._loader import LoadResult
+from tooldeck.manifest._manifests import LoadResult
 
 __all__ = ["RULES", "LintSettings", "Rule", "lint", "load_settings"]
 
@@ -256,8 +256,8 @@ def _token_budget(ctx: LintContext) -> Iterator[Diagnostic]:
     Bad:  one bundle with 60 tools and long descriptions
     Good: bundles per task, each enabled where it is needed (``enabled_when``)
     """
-    from tooldeck._export import definition_tokens
     from tooldeck._schema import tool_input_schema
+    from tooldeck.providers import definition_tokens
 
     budget = ctx.settings.token_budget
     for bundle in ctx.result.bundles.values():

@@ -28,14 +28,17 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tooldeck._diagnostics import Diagnostic, Severity, SourceLocation
+from tooldeck._entries import GroupContent, RegistryChange
 from tooldeck._errors import DuplicateToolError
-from tooldeck._registry import GroupContent, RegistryChange, ToolRegistry
+from tooldeck._registry import ToolRegistry
 from tooldeck.manifest._build import Bundle
+from tooldeck.manifest._clashes import code_clash, cross_file_clashes
+from tooldeck.manifest._events import ReloadEvent, ReloadStatus
 from tooldeck.manifest._loader import (
     GROUP_PREFIX,
     SUFFIXES,
@@ -54,64 +57,6 @@ if TYPE_CHECKING:
 __all__ = ["LiveManifests", "ReloadEvent", "ReloadStatus"]
 
 log = logging.getLogger("tooldeck.reload")
-
-
-@dataclass(frozen=True)
-class ReloadEvent:
-    """What one reload did: per-file changes, and the problems that kept old versions."""
-
-    changes: Mapping[str, RegistryChange] = field(default_factory=dict)
-    """File -> what changed in the registry because of it."""
-    diagnostics: tuple[Diagnostic, ...] = ()
-    """Errors (and warnings) found in the files looked at."""
-    kept: tuple[str, ...] = ()
-    """Files whose previous good version stays in force because of errors or conflicts."""
-    files: tuple[str, ...] = ()
-    """Every file this reload looked at."""
-    duration: float = 0.0
-
-    @property
-    def ok(self) -> bool:
-        return not any(d.severity is Severity.ERROR for d in self.diagnostics)
-
-    def lines(self) -> list[str]:
-        """``+ added``, ``~ changed``, ``- removed`` per tool/prompt, then the diagnostics."""
-        out: list[str] = []
-        for file, change in self.changes.items():
-            for prefix, names in (
-                ("+", change.added),
-                ("~", change.changed),
-                ("-", change.removed),
-            ):
-                out.extend(f"{prefix} {name}  ({file})" for name in names)
-            for prefix, names in (
-                ("+", change.prompts_added),
-                ("~", change.prompts_changed),
-                ("-", change.prompts_removed),
-            ):
-                out.extend(f"{prefix} prompt {name}  ({file})" for name in names)
-            for prefix, names in (
-                ("+", change.servers_added),
-                ("~", change.servers_changed),
-                ("-", change.servers_removed),
-            ):
-                out.extend(f"{prefix} mcp server {name}  ({file})" for name in names)
-        out.extend(d.format() for d in self.diagnostics)
-        out.extend(f"kept the last good version of {file}" for file in self.kept)
-        return out
-
-
-@dataclass(frozen=True)
-class ReloadStatus:
-    """``registry.reload_status``: the outcome of the last reload, for dashboards and CLIs."""
-
-    ok: bool
-    last: ReloadEvent
-    reloads: int
-    at: float
-    """``time.time()`` of the last reload."""
-    errors: Mapping[str, tuple[Diagnostic, ...]] = field(default_factory=dict)
-    """Files currently held at an older version, with the errors that keep them there."""
 
 
 class LiveManifests:
@@ -423,44 +368,7 @@ class LiveManifests:
         order: Callable[[str], tuple[int, str]],
     ) -> None:
         """Keep the previous version of a file whose new names clash with another file."""
-        owners: dict[tuple[str, str], tuple[str, Any]] = {}
-        for file, good in self._good.items():
-            if file not in updates:
-                for key, path in _names(good):
-                    owners[key] = (file, path)
-        # Files the user changed claim their names before files merely retried.
-        for file in sorted(updates, key=lambda f: (f in retried, order(f))):
-            bundle, doc = updates[file]
-            if bundle is None or doc is None:
-                continue
-            clashes = [(key, path) for key, path in _names(bundle) if key in owners]
-            if not clashes:
-                for key, path in _names(bundle):
-                    owners[key] = (file, path)
-                continue
-            found: list[Diagnostic] = []
-            for (kind, name), path in clashes:
-                other_file, other_path = owners[kind, name]
-                other_doc = self._doc_for(other_file, updates)
-                here = doc.locate(path)
-                there = other_doc.locate(other_path) if other_doc else None
-                found.append(
-                    Diagnostic(
-                        code="TD220",
-                        tool_name=name,
-                        location=here,
-                        message=f"{kind} {name!r} is also declared at {there or other_file}",
-                    )
-                )
-                if there is not None:
-                    found.append(
-                        Diagnostic(
-                            code="TD220",
-                            tool_name=name,
-                            location=there,
-                            message=f"{kind} {name!r} is also declared at {here}",
-                        )
-                    )
+        for file, found in cross_file_clashes(self._good, updates, retried, order):
             del updates[file]
             self._hold(file, found, diagnostics, kept, quiet=file in retried)
 
@@ -485,14 +393,6 @@ class LiveManifests:
         if file in self._good:
             kept.append(file)
 
-    def _doc_for(
-        self, file: str, updates: Mapping[str, tuple[Bundle | None, YamlDocument | None]]
-    ) -> YamlDocument | None:
-        if file in updates and updates[file][1] is not None:
-            return updates[file][1]
-        doc = read_yaml(file)
-        return doc if doc.root is not None else None
-
     def _swap(
         self,
         updates: dict[str, tuple[Bundle | None, YamlDocument | None]],
@@ -506,7 +406,7 @@ class LiveManifests:
             try:
                 changes = self.registry.replace_groups(contents)
             except DuplicateToolError as exc:
-                culprit, found = self._culprit(updates, exc)
+                culprit, found = code_clash(updates, exc)
                 del updates[culprit]
                 self._hold(culprit, found, diagnostics, kept, quiet=culprit in retried)
                 continue
@@ -520,28 +420,6 @@ class LiveManifests:
             return {group.removeprefix(GROUP_PREFIX): c for group, c in changes.items()}
         return {}
 
-    def _culprit(
-        self,
-        updates: Mapping[str, tuple[Bundle | None, YamlDocument | None]],
-        exc: DuplicateToolError,
-    ) -> tuple[str, list[Diagnostic]]:
-        """The file declaring the name that clashed with code, and that clash, located."""
-        name = exc.tool_name or ""
-        for file, (bundle, doc) in updates.items():
-            if bundle is None or doc is None:
-                continue
-            for (_, declared), path in _names(bundle):
-                if declared == name:
-                    message = exc.message.replace(f" from {GROUP_PREFIX}{file}", "")
-                    diagnostic = Diagnostic(
-                        code="TD220",
-                        message=f"{message}; rename it",
-                        location=doc.locate(path),
-                        tool_name=name,
-                    )
-                    return file, [diagnostic]
-        return next(iter(updates)), []
-
     def _index_modules(self) -> None:
         modules: dict[str, set[str]] = {}
         for file, bundle in self._good.items():
@@ -553,23 +431,12 @@ class LiveManifests:
         self._modules = modules
 
 
-def _names(bundle: Bundle) -> list[tuple[tuple[str, str], tuple[str | int, ...]]]:
-    out: list[tuple[tuple[str, str], tuple[str | int, ...]]] = []
-    for kind, paths in (
-        ("tool", bundle.tool_paths),
-        ("prompt", bundle.prompt_paths),
-        ("MCP server", bundle.server_paths),
-    ):
-        for name, path in paths.items():
-            out.append(((kind, name), (*path, "name")))
-    if bundle.web_search is not None:
-        out.append((("web search", "web_search"), ("web_search",)))
-    return out
-
-
 def _content(bundle: Bundle | None) -> GroupContent:
     if bundle is None or not bundle.active:
         return GroupContent()
     return GroupContent(
-        tuple(bundle.tools), tuple(bundle.prompts), tuple(bundle.servers), bundle.web_search
+        tuple(bundle.prepared_tools.get(s.name, s) for s in bundle.tools),
+        tuple(bundle.prepared_prompts.get(s.name, s) for s in bundle.prompts),
+        tuple(bundle.servers),
+        bundle.web_search,
     )

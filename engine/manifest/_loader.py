@@ -3,11 +3,9 @@
 :func:`load_file` turns one file into a :class:`Bundle` (or located
 diagnostics); :class:`tooldeck.manifest._live.LiveManifests` registers bundles
 file by file (each file is one registry group, ``manifest:<path>``), and
-:func:`load_manifests` is its one-shot form. A file with errors is not
-registered at all (its problems are reported, the other files still load);
-warnings never block. Problems are collected as values in
-:class:`LoadResult`; :meth:`LoadResult.raise_for_errors` turns them into a
-:class:`ManifestError` for callers that want an exception.
+:mod:`tooldeck.manifest._manifests` is its one-shot form. A file with errors
+is not registered at all (its problems are reported, the other files still
+load); warnings never block.
 
 =====  ==========================================================
 TD200  a path given to the loader does not exist or has no manifests
@@ -20,15 +18,13 @@ TD299  processing one file failed inside tooldeck (an unexpected
 
 from __future__ import annotations
 
-import gc
 import threading
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tooldeck._diagnostics import Diagnostic, Severity, SourceLocation
-from tooldeck._errors import DuplicateToolError, ManifestError
+from tooldeck._diagnostics import Diagnostic, SourceLocation
+from tooldeck._errors import DuplicateToolError
 from tooldeck._registry import ToolRegistry
 from tooldeck.manifest._build import Bundle, build_bundle
 from tooldeck.manifest._interpolate import interpolate
@@ -41,46 +37,16 @@ if TYPE_CHECKING:
 
 __all__ = [
     "GROUP_PREFIX",
-    "LoadResult",
+    "SUFFIXES",
     "contained",
     "discover",
     "failure_reason",
     "load_file",
-    "load_manifests",
     "register_config",
 ]
 
 GROUP_PREFIX = "manifest:"
 SUFFIXES = (".yaml", ".yml")
-
-
-@dataclass
-class LoadResult:
-    """What a load found: per-file bundles and every diagnostic, in file order."""
-
-    files: list[str] = field(default_factory=list)
-    bundles: dict[str, Bundle] = field(default_factory=dict)
-    documents: dict[str, YamlDocument] = field(default_factory=dict)
-    diagnostics: list[Diagnostic] = field(default_factory=list)
-    registered: list[str] = field(default_factory=list)
-    """Files whose entries are now in the registry."""
-
-    @property
-    def errors(self) -> list[Diagnostic]:
-        return [d for d in self.diagnostics if d.severity is Severity.ERROR]
-
-    @property
-    def warnings(self) -> list[Diagnostic]:
-        return [d for d in self.diagnostics if d.severity is Severity.WARNING]
-
-    @property
-    def ok(self) -> bool:
-        return not self.errors
-
-    def raise_for_errors(self) -> None:
-        """Raise :class:`ManifestError` carrying every error, if there are any."""
-        if self.errors:
-            raise ManifestError(self.errors)
 
 
 def discover(paths: Iterable[str | Path]) -> tuple[list[Path], list[Diagnostic]]:
@@ -217,68 +183,14 @@ def _load_file(
     if schema_problems or problems:
         doc.diagnostics.extend(schema_problems)
         return doc, None
-    group = GROUP_PREFIX + doc.file
     bundle = build_bundle(
         doc,
         data,
         allowed=allowed,
-        validate=lambda spec: registry.validate_spec(spec, group=group),
         search_root=config.search_root(),
         app_class=app_class,
     )
     return doc, bundle
-
-
-def load_manifests(
-    paths: Iterable[str | Path],
-    *,
-    registry: ToolRegistry | None = None,
-    config: Config | Mapping[str, Any] | str | Path | None = None,
-    allowed_handlers: Iterable[str] = (),
-    app_class: type | None = None,
-    register: bool = True,
-    environ: Mapping[str, str] | None = None,
-) -> tuple[ToolRegistry, LoadResult]:
-    """Load manifests into ``registry`` (a new one when None) and report what happened.
-
-    ``allowed_handlers`` extends the default handler prefix ``handlers``;
-    ``app_class`` decides ``supported_for``; ``register=False`` only checks.
-    This is :meth:`LiveManifests.load` once, with the outcome as a
-    :class:`LoadResult`: the same rules whether manifests load once or live.
-    """
-    from tooldeck._config import Config, load_config
-    from tooldeck.manifest._live import LiveManifests
-
-    cfg = config if isinstance(config, Config) else load_config(config)
-    if registry is None:
-        registry = ToolRegistry(config=cfg.data)
-    target = registry
-    if not register:  # check against a scratch registry; secrets still land in the real one
-        target = ToolRegistry(config=cfg.data)
-        target.secrets = registry.secrets
-    live = LiveManifests(
-        target,
-        paths,
-        config=cfg,
-        allowed_handlers=allowed_handlers,
-        app_class=app_class,
-        environ=environ,
-    )
-    paused = gc.isenabled()
-    gc.disable()  # a load builds many long-lived objects; collecting midway only costs time
-    try:
-        event = live.load()
-    finally:
-        if paused:
-            gc.enable()
-    result = LoadResult(
-        files=list(live.documents),
-        bundles=dict(live.bundles),
-        documents=dict(live.documents),
-        diagnostics=list(event.diagnostics),
-        registered=live.registered() if register else [],
-    )
-    return registry, result
 
 
 def register_config(registry: ToolRegistry, config: Config) -> list[Diagnostic]:

@@ -20,7 +20,7 @@ import pytest
 from tests.manifests import INFO, names, save, tools_yaml
 from tooldeck import ToolRegistry
 from tooldeck._reload import Watcher, watch
-from tooldeck.manifest._live import ReloadEvent
+from tooldeck.manifest._events import ReloadEvent
 from tooldeck.manifest._loader import GROUP_PREFIX
 
 MODULE = "tests.manifests"  # where payload() lives
@@ -447,4 +447,54 @@ async def test_watch_under_asyncio_applies_an_edit(tmp_path: Path) -> None:
     finally:
         stop.set()
         await asyncio.wait_for(task, TIMEOUT)
+        registry.close()
+
+
+async def test_watch_keeps_its_loop_serving_while_a_slow_load_runs(tmp_path: Path) -> None:
+    """Reading and importing run in a worker thread: a handler module that takes a
+    while to import (or a large manifest set) never freezes the application's loop."""
+    package = f"slowpkg_{uuid.uuid4().hex[:8]}"
+    (tmp_path / "code" / package).mkdir(parents=True)
+    (tmp_path / "code" / package / "__init__.py").write_text(
+        "import time\ntime.sleep(0.6)\n\ndef info(path: str) -> str:\n    return path\n",
+        encoding="utf-8",
+    )
+    manifests = tmp_path / "manifests"
+    manifests.mkdir()
+    save(
+        manifests / "slow.yaml",
+        "version: 1\ntools:\n  - name: info\n    description: Slow to import.\n"
+        f"    handler: {package}:info\n"
+        "    params:\n      - {name: path, type: string, required: true}\n",
+    )
+    sys.path.insert(0, str(tmp_path / "code"))
+    registry = ToolRegistry()
+    ready, stop = asyncio.Event(), asyncio.Event()
+    ticks = 0
+
+    async def heartbeat() -> None:
+        nonlocal ticks
+        while True:
+            await asyncio.sleep(0.01)
+            ticks += 1
+
+    at_registration: list[int] = []
+    registry.subscribe(lambda group, change: at_registration.append(ticks))
+    beating = asyncio.create_task(heartbeat())
+    await asyncio.sleep(0)
+    task = asyncio.create_task(
+        watch(registry, [manifests], allowed_handlers=[package], ready=ready.set, stop_event=stop)
+    )
+    try:
+        await asyncio.wait_for(ready.wait(), TIMEOUT)
+        assert "info" in registry
+        # Frozen for the 0.6 s import, the heartbeat would not have ticked before the
+        # tools were registered; the subscriber ran in the loading thread.
+        assert at_registration[0] >= 10
+    finally:
+        stop.set()
+        beating.cancel()
+        await asyncio.wait_for(task, TIMEOUT)
+        sys.path.remove(str(tmp_path / "code"))
+        sys.modules.pop(package, None)
         registry.close()

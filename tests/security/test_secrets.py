@@ -29,7 +29,6 @@ import pytest
 from tests.conftest import SCRIPTS
 from tooldeck import ToolRegistry, load_manifests
 from tooldeck._diagnostics import Diagnostic, Severity, SourceLocation
-from tooldeck._export import PROVIDERS, export_tools
 from tooldeck._secrets import Secrets
 from tooldeck.cli._reporters import (
     REPORTER_BY_NAME,
@@ -38,6 +37,7 @@ from tooldeck.cli._reporters import (
     get_reporter,
 )
 from tooldeck.manifest._interpolate import IDENTIFIER_FIELDS
+from tooldeck.providers import PROVIDERS, export_tools
 
 ENV = "TD_SECRET"
 PIECE = 8

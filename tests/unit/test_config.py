@@ -1,12 +1,14 @@
 """tooldeck._config: loading the application's configuration (YAML, JSON, properties, mappings)."""
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import jmespath
 import pytest
 
-from tooldeck._config import Config, load_config, parse_properties
+from tooldeck._config import Config, load_config
 from tooldeck._diagnostics import Diagnostic, Severity, SourceLocation
 from tooldeck._model import McpServerSpec, WebSearchSpec
 
@@ -17,10 +19,6 @@ def write(tmp_path: Path, name: str, text: str, encoding: str = "utf-8") -> Path
     path = tmp_path / name
     path.write_text(text, encoding=encoding)
     return path
-
-
-def props(text: str) -> tuple[dict[str, str], dict[str, int], list[Diagnostic]]:
-    return parse_properties(text, file="app.properties")
 
 
 def codes(diagnostics) -> list[str]:
@@ -80,195 +78,6 @@ def test_yaml_fixture_with_features():
     assert config.mcp_servers[0].origin == SourceLocation(
         file=str(FIXTURES / "features.yaml"), line=14, column=3, json_path="$.MCP.name"
     )
-
-
-# -- properties syntax ------------------------------------------------------------------------
-
-
-def test_separators_and_whitespace_around_them():
-    values, lines, diagnostics = props(
-        "a=1\nb:2\nc 3\n  d  =  4\ne\t:\t5\nf   6\ng = = 7\nh\ni=\nj :\n"
-    )
-    assert diagnostics == []
-    assert values == {
-        "a": "1",
-        "b": "2",
-        "c": "3",
-        "d": "4",
-        "e": "5",
-        "f": "6",
-        "g": "= 7",  # only the first separator is one; the rest is value
-        "h": "",
-        "i": "",
-        "j": "",
-    }
-    assert lines == {k: n for n, k in enumerate("abcdefghij", start=1)}
-
-
-def test_value_keeps_trailing_whitespace_and_inline_hash_like_java():
-    values, _, _ = props("url=https://example.org/mcp   # not a comment\nx=1  \n")
-    assert values == {"url": "https://example.org/mcp   # not a comment", "x": "1  "}
-
-
-def test_comments_and_blank_lines():
-    text = "# comment\n! also a comment\n   # indented comment\n\n   \t\nkey=value\n#key=other\n"
-    values, lines, diagnostics = props(text)
-    assert values == {"key": "value"}
-    assert lines == {"key": 6}
-    assert diagnostics == []
-
-
-def test_every_escape():
-    text = "\n".join(
-        [
-            r"tab=a\tb",
-            r"newline=a\nb",
-            r"cr=a\rb",
-            r"ff=a\fb",
-            r"backslash=a\\b",
-            r"equals=a\=b",
-            r"colon=a\:b",
-            r"hash=\#not comment",
-            r"bang=\!not comment",
-            r"unicode=caf\u00e9 \u20AC",
-            r"pair=\uD83D\uDE00",
-            r"space=\ lead",
-            r"other=\q",
-        ]
-    )
-    values, _, diagnostics = props(text)
-    assert diagnostics == []
-    assert values == {
-        "tab": "a\tb",
-        "newline": "a\nb",
-        "cr": "a\rb",
-        "ff": "a\fb",
-        "backslash": "a\\b",
-        "equals": "a=b",
-        "colon": "a:b",
-        "hash": "#not comment",
-        "bang": "!not comment",
-        "unicode": "café €",
-        "pair": "\N{GRINNING FACE}",
-        "space": " lead",
-        "other": "q",
-    }
-
-
-def test_escaped_separators_and_spaces_in_keys():
-    values, _, _ = props(r"a\=b=1" "\n" r"c\:d:2" "\n" r"e\ f g" "\n" r"\#h=3" "\n")
-    assert values == {"a=b": "1", "c:d": "2", "e f": "g", "#h": "3"}
-
-
-def test_malformed_unicode_escape_is_kept_with_a_warning():
-    values, _, diagnostics = props("ok=1\n" r"bad=x\u12G4y" "\n")
-    assert values == {"ok": "1", "bad": "x\\u12G4y"}
-    diagnostic = only(diagnostics, "TD232")
-    assert diagnostic.severity is Severity.WARNING
-    assert diagnostic.location == SourceLocation(file="app.properties", line=2, column=1)
-    assert "\\uXXXX" in diagnostic.message
-
-
-def test_continuation_lines():
-    text = (
-        "fruits=apple, \\\n"
-        "        banana, \\\n"
-        "\t pear\n"
-        "after=1\n"
-        "backslashes=ends with one \\\\\n"  # an escaped backslash does not continue
-        "next=2\n"
-        "key\\\n"
-        "   name=3\n"
-        "last=tail\\"  # continuation at end of file
-    )
-    values, lines, diagnostics = props(text)
-    assert diagnostics == []
-    assert values == {
-        "fruits": "apple, banana, pear",
-        "after": "1",
-        "backslashes": "ends with one \\",
-        "next": "2",
-        "keyname": "3",
-        "last": "tail",
-    }
-    assert lines == {"fruits": 1, "after": 4, "backslashes": 5, "next": 6, "keyname": 7, "last": 9}
-
-
-def test_continuation_line_looking_like_a_comment_is_value():
-    values, _, _ = props("a=1\\\n  # still a\nb=2\n")
-    assert values == {"a": "1# still a", "b": "2"}
-
-
-def test_comment_line_does_not_continue():
-    values, _, _ = props("# comment \\\nb=2\n")
-    assert values == {"b": "2"}
-
-
-def test_crlf_and_cr_line_endings():
-    values, lines, _ = props("a=1\r\nb=2\rc=3\\\r\n  4\n")
-    assert values == {"a": "1", "b": "2", "c": "34"}
-    assert lines == {"a": 1, "b": 2, "c": 3}
-
-
-def test_line_without_key():
-    values, _, diagnostics = props("a=1\n  = orphan\n: also\nb=2\n")
-    assert values == {"a": "1", "b": "2"}
-    assert codes(diagnostics) == ["TD232", "TD232"]
-    assert [d.location.line for d in diagnostics] == [2, 3]
-    assert diagnostics[0].location.column == 3
-    assert all(d.severity is Severity.WARNING for d in diagnostics)
-
-
-def test_duplicate_keys_last_wins_and_warning_names_first_line():
-    values, lines, diagnostics = props("a=1\nb=x\na=2\n\na=3\n")
-    assert values["a"] == "3"
-    assert lines["a"] == 5
-    assert codes(diagnostics) == ["TD233", "TD233"]
-    assert [d.location.line for d in diagnostics] == [3, 5]
-    assert all("line 1" in d.message for d in diagnostics)
-    assert all(d.severity is Severity.WARNING for d in diagnostics)
-
-
-# -- nesting ----------------------------------------------------------------------------------
-
-
-def test_dotted_keys_become_nested_mappings(tmp_path):
-    path = write(tmp_path, "app.properties", "a.b.c=1\na.b.d=2\na.e=3\ntop=4\n")
-    config = load_config(path)
-    assert config.diagnostics == ()
-    assert config.data == {"a": {"b": {"c": "1", "d": "2"}, "e": "3"}, "top": "4"}
-    assert config.get("a.b.c") == "1"
-
-
-@pytest.mark.parametrize(
-    "text",
-    ["a=1\na.b=2\n", "a.b=2\na=1\n"],
-    ids=["leaf-first", "leaf-last"],
-)
-def test_leaf_and_prefix_conflict_keeps_nested(tmp_path, text):
-    path = write(tmp_path, "app.properties", text)
-    config = load_config(path)
-    assert config.data == {"a": {"b": "2"}}
-    diagnostic = only(config.diagnostics, "TD231")
-    assert diagnostic.severity is Severity.WARNING
-    leaf_line = text.splitlines().index("a=1") + 1
-    assert diagnostic.location.line == leaf_line
-    assert diagnostic.location.file == str(path)
-    assert "'a.b'" in diagnostic.message
-
-
-def test_deep_leaf_prefix_conflict(tmp_path):
-    path = write(tmp_path, "app.properties", "x.y=1\nx.y.z=2\nx.w=3\n")
-    config = load_config(path)
-    assert config.data == {"x": {"y": {"z": "2"}, "w": "3"}}
-    assert only(config.diagnostics, "TD231").location.line == 1
-
-
-def test_properties_file_in_latin1_and_with_bom(tmp_path):
-    latin = write(tmp_path, "latin.properties", "name=café\n", encoding="iso-8859-1")
-    assert load_config(latin).data == {"name": "café"}
-    bom = write(tmp_path, "bom.properties", "\ufeffname=café\n")
-    assert load_config(bom).data == {"name": "café"}
 
 
 # -- seed extraction --------------------------------------------------------------------------
@@ -398,13 +207,13 @@ def test_json_seed_groups_located(tmp_path):
 
 
 def test_mcp_spec_rejection_becomes_a_diagnostic(monkeypatch, tmp_path):
-    from tooldeck import _config as config_module
+    from tooldeck import _seedgroups
     from tooldeck._errors import RegistrationError
 
     def refuse(**kwargs):
         raise RegistrationError("nope", code="TD114")
 
-    monkeypatch.setattr(config_module, "McpServerSpec", refuse)
+    monkeypatch.setattr(_seedgroups, "McpServerSpec", refuse)
     path = write(tmp_path, "app.properties", "MCP.url=https://e.org\nMCP.name=x\n")
     config = load_config(path)
     assert config.mcp_servers == ()
@@ -526,6 +335,209 @@ def test_diagnostics_are_in_file_order(tmp_path):
     config = load_config(write(tmp_path, "app.properties", text))
     assert [d.location.line for d in config.diagnostics] == [1, 3, 4]
     assert codes(config.diagnostics) == ["TD234", "TD233", "TD232"]
+
+
+# -- YAML read by the manifest reader ----------------------------------------------------------
+
+
+def test_yaml_duplicate_key_is_located_and_leaves_the_config_empty(tmp_path):
+    path = write(tmp_path, "app.yaml", "region: eu\nfeatures:\n  orders: true\n  orders: false\n")
+    config = load_config(path)
+    assert config.data == {}
+    diagnostic = only(config.diagnostics, "TD208")
+    assert diagnostic.severity is Severity.ERROR
+    assert diagnostic.location == SourceLocation(file=str(path), line=4, column=3)
+    assert "'orders'" in diagnostic.message
+    assert "line 3" in diagnostic.message
+    assert diagnostic.format().startswith(f"{path}:4:3: TD208 ")
+
+
+def test_yaml_duplicate_top_level_seed_group_registers_nothing(tmp_path):
+    text = "MCP:\n  name: a\n  url: https://e.org/a\nMCP:\n  name: b\n  url: https://e.org/b\n"
+    config = load_config(write(tmp_path, "app.yaml", text))
+    assert config.mcp_servers == ()
+    assert [(d.code, d.location.line) for d in config.diagnostics] == [("TD208", 4)]
+
+
+@pytest.mark.parametrize("levels", [101, 200_000])
+def test_yaml_deep_nesting_is_a_located_error(tmp_path, levels):
+    path = write(tmp_path, "app.yaml", "ok: 1\ndeep: " + "[" * levels + "]" * levels + "\n")
+    config = load_config(path)
+    assert config.data == {}
+    diagnostic = only(config.diagnostics, "TD206")
+    assert diagnostic.location.file == str(path)
+    assert diagnostic.location.line == 2
+    assert diagnostic.location.column > 100
+    assert "nesting deeper than 100 levels" in diagnostic.message
+
+
+def test_yaml_nesting_at_the_limit_loads(tmp_path):
+    config = load_config(write(tmp_path, "app.yaml", "deep: " + "[" * 100 + "]" * 100 + "\n"))
+    assert config.diagnostics == ()
+    assert "deep" in config.data
+
+
+def test_yaml_alias_bomb_is_a_located_error(tmp_path):
+    lines = ["a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol, lol]"]
+    for name, previous in zip("bcdefghi", "abcdefgh", strict=True):
+        lines.append(f"{name}: &{name} [" + ", ".join([f"*{previous}"] * 10) + "]")
+    path = write(tmp_path, "app.yaml", "\n".join(lines) + "\n")
+    config = load_config(path)
+    assert config.data == {}
+    diagnostic = only(config.diagnostics, "TD206")
+    assert diagnostic.location.file == str(path)
+    assert 1 <= diagnostic.location.line <= len(lines)  # where the budget ran out
+    assert "too many nodes" in diagnostic.message
+
+
+def test_yaml_recursive_alias_is_a_located_error(tmp_path):
+    path = write(tmp_path, "app.yaml", "a: 1\nloop: &x [*x]\n")
+    diagnostic = only(load_config(path).diagnostics, "TD206")
+    assert (diagnostic.location.line, diagnostic.location.column) == (2, 7)
+    assert "recursive alias" in diagnostic.message
+
+
+@pytest.mark.parametrize(
+    ("text", "code", "where"),
+    [
+        ("a: 1\nn: 99999999999999999999\n", "TD214", (2, 4)),
+        ("a: 1\nx: !!python/object/apply:os.system [ls]\n", "TD209", (2, 4)),
+        ("a: 1\nx: !include other.yaml\n", "TD209", (2, 4)),
+        ("a: 1\n404: not found\n", "TD207", (2, 1)),
+    ],
+    ids=["integer-too-large", "python-tag", "custom-tag", "key-not-a-string"],
+)
+def test_yaml_reader_checks_apply_to_config(tmp_path, text, code, where):
+    path = write(tmp_path, "app.yaml", text)
+    config = load_config(path)
+    assert config.data == {}
+    diagnostic = only(config.diagnostics, code)
+    assert diagnostic.severity is Severity.ERROR
+    assert (diagnostic.location.file, diagnostic.location.line, diagnostic.location.column) == (
+        str(path),
+        *where,
+    )
+
+
+def test_yaml_values_read_as_in_manifests(tmp_path):
+    text = "on: push\nreleased: 2026-11-22\nbig: 9223372036854775807\nflag: yes\n"
+    config = load_config(write(tmp_path, "app.yaml", text))
+    assert config.diagnostics == ()
+    # timestamps stay the text written, `on:` stays a name, booleans are YAML 1.1's
+    assert config.data == {
+        "on": "push",
+        "released": "2026-11-22",
+        "big": 2**63 - 1,
+        "flag": True,
+    }
+
+
+def test_yaml_tab_indentation_is_invalid_yaml(tmp_path):
+    path = write(tmp_path, "app.yaml", "a:\n\tb: 1\n")
+    diagnostic = only(load_config(path).diagnostics, "TD230")
+    assert (diagnostic.location.line, diagnostic.location.column) == (2, 1)
+    assert diagnostic.message.startswith("invalid YAML: tab character")
+
+
+@pytest.mark.parametrize("text", ["~\n", "---\n", "null\n"])
+def test_yaml_null_document_is_not_a_mapping(tmp_path, text):
+    diagnostic = only(load_config(write(tmp_path, "app.yaml", text)).diagnostics, "TD230")
+    assert "not null" in diagnostic.message
+
+
+def test_yaml_seed_groups_located_through_anchors_and_merges(tmp_path):
+    text = (
+        "hosts:\n"
+        "  docs: &docs {url: 'https://e.org/docs'}\n"
+        "MCP:\n"
+        "  <<: *docs\n"
+        "  name: Docs\n"
+        "MCP_1:\n"
+        "  <<: *docs\n"
+        "  autorization: x\n"
+    )
+    path = write(tmp_path, "app.yaml", text)
+    config = load_config(path)
+    assert [(s.name, s.url) for s in config.mcp_servers] == [("Docs", "https://e.org/docs")]
+    assert config.mcp_servers[0].origin == SourceLocation(
+        file=str(path), line=5, column=3, json_path="$.MCP.name"
+    )
+    no_name, unknown = config.diagnostics  # in file order
+    # MCP_1's url comes from the merged mapping: its key is located there
+    assert (no_name.code, no_name.location.line, no_name.location.column) == ("TD235", 2, 16)
+    assert no_name.location.json_path == "$.MCP_1.url"
+    assert "MCP_1.name" in no_name.message
+    assert (unknown.code, unknown.location.line, unknown.location.column) == ("TD235", 8, 3)
+
+
+def test_import_config_does_not_import_yaml():
+    code = "import sys, tooldeck._config; print('yaml' in sys.modules)"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "False"
+
+
+# -- JSON --------------------------------------------------------------------------------------
+
+
+def test_json_duplicate_keys_are_located(tmp_path):
+    text = (
+        '{\n  "region": "eu",\n'
+        '  "features": {"orders": true, "orders": false},\n'
+        '  "region": "us"\n}\n'
+    )
+    path = write(tmp_path, "app.json", text)
+    config = load_config(path)
+    assert config.data == {}
+    assert [
+        (d.code, d.severity, d.location.line, d.location.column) for d in config.diagnostics
+    ] == [("TD208", Severity.ERROR, 3, 32), ("TD208", Severity.ERROR, 4, 3)]
+    orders, region = config.diagnostics
+    assert "'orders'" in orders.message
+    assert "line 3" in orders.message
+    assert "'region'" in region.message
+    assert "line 2" in region.message
+    assert region.location.file == str(path)
+
+
+def test_json_duplicate_keys_in_a_list_of_objects(tmp_path):
+    path = write(tmp_path, "app.json", '{"servers": [{"url": "a"},\n {"url": "b", "url": "c"}]}')
+    diagnostic = only(load_config(path).diagnostics, "TD208")
+    assert (diagnostic.location.line, diagnostic.location.column) == (2, 15)
+
+
+def test_json_duplicate_key_is_reported_where_yaml_cannot_read_the_text(tmp_path):
+    # a lone surrogate escape is valid JSON but not YAML: no positions, the key is named
+    path = write(tmp_path, "app.json", '{"a": 1, "a": 2, "b": "\\ud800"}')
+    config = load_config(path)
+    assert config.data == {}
+    diagnostic = only(config.diagnostics, "TD208")
+    assert diagnostic.location == SourceLocation(file=str(path), line=1, column=1)
+    assert "duplicate key 'a';" in diagnostic.message
+
+
+@pytest.mark.parametrize("levels", [102, 200_000])
+def test_json_deep_nesting_is_a_located_error(tmp_path, levels):
+    path = write(tmp_path, "app.json", '{\n  "deep": ' + "[" * levels + "]" * levels + "\n}")
+    config = load_config(path)
+    assert config.data == {}
+    diagnostic = only(config.diagnostics, "TD206")
+    assert diagnostic.severity is Severity.ERROR
+    # the bracket inside 101 others: `{` plus 100 `[` come before it
+    assert diagnostic.location == SourceLocation(file=str(path), line=2, column=11 + 100)
+    assert "nesting deeper than 100 levels" in diagnostic.message
+
+
+def test_json_brackets_in_strings_do_not_count_as_nesting(tmp_path):
+    text = json.dumps({"pattern": "[" * 500 + '{"\\' + "]" * 10, "deep": [[[[1]]]]})
+    config = load_config(write(tmp_path, "app.json", text))
+    assert config.diagnostics == ()
+    assert config.get("deep.0.0.0.0") == 1
+
+
+def test_json_nesting_at_the_limit_loads(tmp_path):
+    text = '{"deep": ' + "[" * 100 + "]" * 100 + "}"
+    config = load_config(write(tmp_path, "app.json", text))
+    assert config.diagnostics == ()
 
 
 # -- mappings and the Config API --------------------------------------------------------------

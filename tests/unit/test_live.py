@@ -19,7 +19,8 @@ from tests.manifests import INFO, names, save, tools_yaml
 from tooldeck import Severity, ToolRegistry
 from tooldeck._diagnostics import Diagnostic, SourceLocation
 from tooldeck._registry import RegistryChange
-from tooldeck.manifest._live import LiveManifests, ReloadEvent, ReloadStatus
+from tooldeck.manifest._events import ReloadEvent, ReloadStatus
+from tooldeck.manifest._live import LiveManifests
 from tooldeck.manifest._loader import GROUP_PREFIX
 
 MODULE = "tests.manifests"  # where payload() lives

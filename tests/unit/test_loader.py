@@ -18,11 +18,12 @@ from tooldeck import (
     Param,
     Severity,
     ToolRegistry,
+    from_manifests,
     load_config,
     load_manifests,
 )
-from tooldeck._export import export_tools
 from tooldeck.manifest._loader import GROUP_PREFIX, discover
+from tooldeck.providers import export_tools
 
 ROOT = Path(__file__).resolve().parents[2]
 FILES_MANIFEST = ROOT / "manifests" / "files.yaml"
@@ -608,11 +609,11 @@ def test_raise_for_errors_is_quiet_without_errors(tmp_path: Path) -> None:
 
 def test_from_manifests_raises_manifest_error(tmp_path: Path) -> None:
     good = write(tmp_path, "m.yaml", tool_yaml("info"))
-    registry = ToolRegistry.from_manifests([good], project_dir=tmp_path)
+    registry = from_manifests([good], project_dir=tmp_path)
     assert "info" in registry
     bad = write(tmp_path, "bad.yaml", "version: 2\n")
     with pytest.raises(ManifestError) as raised:
-        ToolRegistry.from_manifests([bad])
+        from_manifests([bad])
     assert [d.code for d in raised.value.diagnostics] == ["TD213"]
 
 

@@ -1,0 +1,76 @@
+"""What a call takes and gives back: ToolCall, ToolContext, ToolResult, CallFailure.
+
+Plain records, apart from the specs in :mod:`tooldeck._model`: the call path
+builds one :class:`ToolResult` per call, so they stay small (slots, no
+validation) and cheap to create.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tooldeck._errors import ErrorKind
+
+__all__ = ["CallFailure", "ToolCall", "ToolContext", "ToolResult"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class ToolContext:
+    """What a handler may ask for besides the model's arguments.
+
+    Annotate a handler parameter with ``ToolContext`` to receive it.
+    """
+
+    tool_name: str
+    call_id: str
+    project_dir: Path | None
+    config: Mapping[str, Any]
+    extra: Mapping[str, Any] = field(default_factory=dict)
+    """The ``context=`` mapping the caller passed to ``call``."""
+
+
+@dataclass(slots=True)
+class CallFailure:
+    """Why a call failed (a record on :attr:`ToolResult.error`, not an exception).
+
+    ``message`` is for the model; ``exception`` is the original one, if any,
+    for the caller. Raising is :class:`~tooldeck.ToolCallError`'s job.
+    """
+
+    kind: ErrorKind
+    message: str
+    """Model-readable: what went wrong and what to send instead."""
+    exception: BaseException | None = None
+    """The original exception (kept so retry logic can tell an OSError from others)."""
+
+
+@dataclass(slots=True)
+class ToolResult:
+    """The outcome of one call; ``text`` is what goes back to the model.
+
+    Not frozen on purpose: a frozen dataclass costs ~0.7 us more to build,
+    a third of the whole call budget. Treat it as read-only.
+    """
+
+    ok: bool
+    text: str
+    value: Any = None
+    """What the handler returned (before serialisation), ``None`` on error."""
+    error: CallFailure | None = None
+    tool_name: str = ""
+    call_id: str = ""
+    return_direct: bool = False
+    attempts: int = 1
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """One call a model asked for: what ``call_many`` takes (tuples and dicts work too)."""
+
+    name: str
+    arguments: Any = None
+    """A JSON string, a mapping or None, as for ``ToolRegistry.call``."""
+    call_id: str | None = None

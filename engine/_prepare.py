@@ -1,0 +1,395 @@
+"""Compile a :class:`ToolSpec` into a :class:`PreparedTool`, once, at registration.
+
+Everything a call will need is worked out here: the JSON Schema, a fast
+checker, the default plan (placeholders included), lenient coercers, the
+result shaper and how declared parameters meet the handler's signature.
+Every declaration mistake is found here and raised as
+:class:`RegistrationError` (unknown placeholder, default violating its own
+type, a declared parameter the handler cannot accept, a required handler
+parameter nothing supplies), so a manifest loader can turn each into its own
+diagnostic and hand the prepared tool on to the registry as it is.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import inspect
+import math
+import weakref
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from tooldeck._binding import (
+    COPY,
+    PLACEHOLDER,
+    PLAIN,
+    TEMPLATE,
+    DefaultPlan,
+    Explainer,
+    PreparedTool,
+)
+from tooldeck._convert import converter_for
+from tooldeck._errors import RegistrationError
+from tooldeck._jsonparse import JsonProblem, parse_json
+from tooldeck._jsontypes import Checker
+from tooldeck._model import ParamDescriptor, ToolSpec
+from tooldeck._regex import PatternError
+from tooldeck._results import ResultShaper
+from tooldeck._schema import tool_input_schema
+from tooldeck._schema_validator import safe_checker, schema_problem, schema_validator
+from tooldeck._typing import is_context_annotation, signature_of
+from tooldeck._validation import check_fragment, compile_checker, compile_object_checker
+
+__all__ = ["prepare_tool"]
+
+
+def prepare_tool(spec: ToolSpec) -> PreparedTool:
+    """Compile ``spec`` for calling, raising RegistrationError for declaration mistakes."""
+    signature = signature_of(spec.handler)
+    common: dict[str, Any] = {
+        "spec": spec,
+        "name": spec.name,
+        "is_async": _is_async(spec.handler),
+        "plain": (
+            spec.timeout is None
+            and spec.retry is None
+            and not spec.side_effects
+            and not spec.substitute_result
+        ),
+        "shaper": _shaper(spec),
+    }
+    if spec.input_schema is not None:
+        return _prepare_external(spec, signature, common)
+    schema = tool_input_schema(spec.params, tool_name=spec.name)
+    root_defs = schema.get("$defs")
+    try:
+        check = compile_object_checker(spec.params, root_defs=root_defs)
+    except PatternError as exc:
+        raise RegistrationError(
+            f"invalid pattern: {exc}",
+            tool_name=spec.name,
+            code="TD107",
+        ) from exc
+    _check_nested(spec, spec.params, root_defs or {}, top=True)
+    defaults = _default_plan(spec, root_defs)
+    binding = _bind_handler(spec, signature)
+    return PreparedTool(
+        **common,
+        schema=schema,
+        check=check,
+        descriptions={p.name: p.description for p in spec.params if p.description},
+        null_is_absent=frozenset(
+            p.name
+            for p in spec.params
+            if not p.required
+            and p.schema is None
+            and "null" not in p.types
+            and p.types
+            and not (p.enum is not None and None in p.enum)
+        ),
+        defaults=defaults,
+        coercers=tuple(
+            (p.name, fix)
+            for p in spec.params
+            if p.injected is None
+            for fix in [_coercer(p)]
+            if fix is not None
+        ),
+        converters=binding.converters,
+        injections=binding.injections,
+        optional_injections=binding.optional_injections,
+        wants_context=any(kind == "context" for _, kind in binding.injections),
+        pass_mapping=False,
+        mapping_name="",
+        explainer=Explainer(schema),
+    )
+
+
+def _prepare_external(
+    spec: ToolSpec, signature: inspect.Signature | None, common: dict[str, Any]
+) -> PreparedTool:
+    """A tool that brings its own JSON Schema: called with the arguments mapping."""
+    schema = dict(spec.input_schema or {})
+    problem = schema_problem(schema)
+    if problem is not None:
+        raise RegistrationError(f"input_schema {problem}", tool_name=spec.name, code="TD104")
+    validator = schema_validator(schema)
+    injections = []
+    mapping_name = "arguments"
+    if signature is not None:
+        names = []
+        for parameter in signature.parameters.values():
+            if is_context_annotation(parameter.annotation):
+                injections.append((parameter.name, "context"))
+            elif parameter.kind not in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD):
+                names.append(parameter.name)
+        if names:
+            mapping_name = names[0]
+    return PreparedTool(
+        **common,
+        schema=schema,
+        check=safe_checker(validator),
+        descriptions={},
+        null_is_absent=frozenset(),
+        defaults=(),
+        coercers=(),
+        converters=(),
+        injections=tuple(injections),
+        optional_injections=frozenset(),
+        wants_context=bool(injections),
+        pass_mapping=True,
+        mapping_name=mapping_name,
+        explainer=Explainer(schema, validator),
+    )
+
+
+def _check_nested(
+    spec: ToolSpec, params: Iterable[ParamDescriptor], defs: Mapping[str, Any], *, top: bool
+) -> None:
+    """Raw fragments must be usable and nested defaults valid, at any depth."""
+    for param in params:
+        if param.schema is not None:
+            problem = check_fragment(param.schema, {**defs, **param.schema.get("$defs", {})})
+            if problem:
+                raise RegistrationError(
+                    f"parameter {param.name!r}: {problem}",
+                    tool_name=spec.name,
+                    param=param.name,
+                    code="TD104",
+                )
+        if (
+            not top
+            and param.has_default
+            and not compile_checker(param, root_defs=defs)(param.default)
+        ):
+            raise RegistrationError(
+                f"parameter {param.name!r}: default {param.default!r} is not valid for the "
+                "parameter's own type and constraints",
+                tool_name=spec.name,
+                param=param.name,
+                code="TD108",
+            )
+        nested = [*(param.properties or ()), *((param.items,) if param.items else ())]
+        if nested:
+            _check_nested(spec, nested, defs, top=False)
+
+
+def _default_plan(
+    spec: ToolSpec,
+    root_defs: Mapping[str, Any] | None,
+) -> DefaultPlan:
+    plan: list[tuple[str, Any, int, Checker]] = []
+    seen: list[str] = []
+    for param in spec.params:
+        check = compile_checker(param, root_defs=root_defs)
+        if param.has_default:
+            value = param.default
+            refs = PLACEHOLDER.findall(value) if isinstance(value, str) else []
+            if refs:
+                for ref in refs:
+                    if ref not in seen:
+                        where = "a later" if ref in {p.name for p in spec.params} else "an unknown"
+                        raise RegistrationError(
+                            f"parameter {param.name!r}: default {value!r} refers to {where} "
+                            f"parameter {ref!r}; placeholders may only name earlier parameters",
+                            tool_name=spec.name,
+                            param=param.name,
+                            code="TD106",
+                        )
+                if not param.types or "string" in param.types:
+                    plan.append((param.name, value, TEMPLATE, check))
+                    seen.append(param.name)
+                    continue
+            if not check(value):
+                raise RegistrationError(
+                    f"parameter {param.name!r}: default {value!r} is not valid for the "
+                    "parameter's own type and constraints",
+                    tool_name=spec.name,
+                    param=param.name,
+                    code="TD108",
+                )
+            kind = COPY if isinstance(value, list | dict) else PLAIN
+            plan.append((param.name, value, kind, check))
+        seen.append(param.name)
+    return tuple(plan)
+
+
+@dataclass(frozen=True)
+class _HandlerParam:
+    """What binding needs to know about one handler parameter (computed once)."""
+
+    name: str
+    positional_only: bool
+    has_default: bool
+    wants_context: bool
+    text: bool
+    """Annotated ``str``: an injected project dir is passed as text."""
+    converter: Callable[[Any], Any] | None
+
+
+@dataclass(frozen=True)
+class _HandlerProfile:
+    params: dict[str, _HandlerParam]
+    takes_kwargs: bool
+
+
+_PROFILES: weakref.WeakKeyDictionary[Any, _HandlerProfile | None] = weakref.WeakKeyDictionary()
+
+
+def _profile(
+    handler: Callable[..., Any], signature: inspect.Signature | None
+) -> _HandlerProfile | None:
+    """A handler's parameters as binding sees them, cached: many tools share few handlers."""
+    try:
+        return _PROFILES[handler]
+    except (KeyError, TypeError):
+        pass
+    profile = None
+    if signature is not None:
+        params = {}
+        takes_kwargs = False
+        for parameter in signature.parameters.values():
+            if parameter.kind is parameter.VAR_KEYWORD:
+                takes_kwargs = True
+            if parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD):
+                continue
+            context = is_context_annotation(parameter.annotation)
+            params[parameter.name] = _HandlerParam(
+                name=parameter.name,
+                positional_only=parameter.kind is parameter.POSITIONAL_ONLY,
+                has_default=parameter.default is not parameter.empty,
+                wants_context=context,
+                text=parameter.annotation is str or parameter.annotation == "str",
+                converter=None if context else converter_for(parameter.annotation),
+            )
+        profile = _HandlerProfile(params, takes_kwargs)
+    with contextlib.suppress(TypeError):  # not weak-referenceable: simply not cached
+        _PROFILES[handler] = profile
+    return profile
+
+
+@dataclass(frozen=True)
+class _HandlerBinding:
+    """How declared parameters reach the handler: conversions and injections."""
+
+    converters: tuple[tuple[str, Callable[[Any], Any]], ...]
+    injections: tuple[tuple[str, str], ...]
+    optional_injections: frozenset[str]
+
+
+def _bind_handler(spec: ToolSpec, signature: inspect.Signature | None) -> _HandlerBinding:
+    """Match declared parameters to the handler's; every mismatch is a RegistrationError."""
+    injections: list[tuple[str, str]] = []
+    optional: set[str] = set()
+    declared = {p.name for p in spec.params}
+    converters = []
+    profile = _profile(spec.handler, signature)
+    params = profile.params if profile is not None else {}
+    for param in spec.params:
+        if param.injected is not None:
+            kind = param.injected
+            handler_param = params.get(param.name)
+            if handler_param is not None and kind == "project_dir" and handler_param.text:
+                kind = "project_dir:str"
+            if handler_param is not None and handler_param.has_default:
+                optional.add(param.name)
+            injections.append((param.name, kind))
+    if profile is not None:
+        for name, info in params.items():
+            if info.wants_context:
+                if name not in declared:
+                    injections.append((name, "context"))
+                continue
+            if name == "project_dir" and name not in declared:
+                injections.append((name, "project_dir:str" if info.text else "project_dir"))
+                if info.has_default:
+                    optional.add(name)
+                continue
+            if name not in declared and not info.has_default:
+                raise RegistrationError(
+                    f"handler parameter {name!r} is required but no declared parameter or "
+                    "injection supplies it; declare it or give it a default",
+                    tool_name=spec.name,
+                    param=name,
+                    code="TD111",
+                )
+            if info.positional_only and name in declared:
+                raise RegistrationError(
+                    f"handler parameter {name!r} is positional-only and cannot be passed by name",
+                    tool_name=spec.name,
+                    param=name,
+                    code="TD110",
+                )
+            if info.converter is not None:
+                converters.append((name, info.converter))
+        for param in spec.params:
+            if param.name not in params and not profile.takes_kwargs:
+                raise RegistrationError(
+                    f"declared parameter {param.name!r} is not accepted by the handler "
+                    f"{_qualname(spec.handler)}; rename it or add **kwargs",
+                    tool_name=spec.name,
+                    param=param.name,
+                    code="TD110",
+                )
+    return _HandlerBinding(tuple(converters), tuple(injections), frozenset(optional))
+
+
+def _is_async(handler: Callable[..., Any]) -> bool:
+    if inspect.iscoroutinefunction(handler):
+        return True
+    call = getattr(handler, "__call__", None)  # noqa: B004 - callable objects
+    return call is not None and inspect.iscoroutinefunction(call)
+
+
+def _shaper(spec: ToolSpec) -> ResultShaper | None:
+    if spec.result is None or spec.result == type(spec.result)():
+        return None
+    try:
+        return ResultShaper(spec.result)
+    except Exception as exc:  # jmespath.exceptions.ParseError
+        raise RegistrationError(
+            f"result.select {spec.result.select!r} is not a valid JMESPath expression: {exc}",
+            tool_name=spec.name,
+            code="TD109",
+        ) from exc
+
+
+def _coercer(param: ParamDescriptor) -> Callable[[Any], Any] | None:
+    types = set(param.types)
+    if param.schema is not None or not types or "string" in types:
+        return None
+    wants_int, wants_num = "integer" in types, "number" in types
+    wants_bool, wants_json = "boolean" in types, bool(types & {"array", "object"})
+
+    def fix(value: Any) -> Any:
+        if not isinstance(value, str):
+            return value
+        text = value.strip()
+        if wants_bool and text.lower() in ("true", "false"):
+            return text.lower() == "true"
+        if wants_int or wants_num:
+            try:
+                return int(text)
+            except ValueError:
+                pass
+            if wants_num:
+                try:
+                    number = float(text)
+                except ValueError:
+                    pass
+                else:  # "nan", "inf" and "1e999" are no numbers JSON could carry
+                    return number if math.isfinite(number) else value
+        if wants_json and text[:1] in ("[", "{"):
+            try:
+                return parse_json(text)
+            except JsonProblem:
+                pass
+        return value
+
+    return fix
+
+
+def _qualname(handler: Callable[..., Any]) -> str:
+    module = getattr(handler, "__module__", None) or "?"
+    return f"{module}:{getattr(handler, '__qualname__', repr(handler))}"

@@ -1,0 +1,228 @@
+"""The registration shortcuts: build a spec from a handler (inferring what is left out).
+
+:class:`RegistrationShortcuts` is the convenience half of
+:class:`~tooldeck.ToolRegistry` (a mixin): ``add_tool`` and the ``@tool``
+decorator infer name, description and parameters from a handler's
+signature and docstring as the seed's ``addTool`` does, ``add_prompt``
+accepts a template or a handler, and the hosted entries take the seed's
+positional arguments. Each builds a spec and hands it to the registry's
+spec-level method, where the duplicate policy and notifications live.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any, Literal, overload
+
+from tooldeck._errors import RegistrationError
+from tooldeck._inference import describe_handler, infer_params, snake_case
+from tooldeck._model import (
+    McpServerSpec,
+    ParamDescriptor,
+    PromptSpec,
+    ResultSpec,
+    ToolSpec,
+    WebSearchSpec,
+)
+
+if TYPE_CHECKING:
+    from tooldeck._binding import PreparedTool
+    from tooldeck._entries import DuplicatePolicy
+    from tooldeck._prompts import PreparedPrompt
+
+__all__ = ["RegistrationShortcuts"]
+
+
+class RegistrationShortcuts:
+    """Spec-building registration methods; see the module docstring."""
+
+    if TYPE_CHECKING:  # the spec-level methods the registry provides
+
+        def add(
+            self,
+            spec: ToolSpec | PreparedTool,
+            *,
+            on_duplicate: DuplicatePolicy | None = None,
+            group: str | None = None,
+        ) -> ToolSpec:
+            """Provided by the registry."""
+
+        def add_prompt_spec(
+            self,
+            spec: PromptSpec | PreparedPrompt,
+            *,
+            on_duplicate: DuplicatePolicy | None = None,
+            group: str | None = None,
+        ) -> PromptSpec:
+            """Provided by the registry."""
+
+        def add_web_search_spec(
+            self,
+            spec: WebSearchSpec,
+            *,
+            on_duplicate: DuplicatePolicy | None = None,
+            group: str | None = None,
+        ) -> WebSearchSpec:
+            """Provided by the registry."""
+
+        def add_mcp_server_spec(
+            self,
+            spec: McpServerSpec,
+            *,
+            on_duplicate: DuplicatePolicy | None = None,
+            group: str | None = None,
+        ) -> McpServerSpec:
+            """Provided by the registry."""
+
+    def add_tool(
+        self,
+        name: str | None = None,
+        description: str | None = None,
+        handler: Callable[..., Any] | None = None,
+        *params: ParamDescriptor,
+        infer: bool | None = None,
+        on_duplicate: DuplicatePolicy | None = None,
+        result: ResultSpec | Mapping[str, Any] | None = None,
+        **options: Any,
+    ) -> ToolSpec:
+        """Register a tool, as the seed's ``addTool(name, description, function, params...)``.
+
+        ``name`` defaults to the handler's name in snake_case, ``description``
+        to its docstring. With no ``params`` (and ``infer`` not False) they
+        are inferred from the handler's signature and docstring. ``options``
+        are :class:`ToolSpec` fields (tags, side_effects, timeout, ...).
+        """
+        if handler is None or not callable(handler):
+            raise RegistrationError("add_tool needs a callable handler", tool_name=name)
+        if infer is None:
+            infer = not params
+        if infer and not params:
+            params = infer_params(handler)
+        if result is not None and not isinstance(result, ResultSpec):
+            result = ResultSpec(**result)
+        spec = ToolSpec(
+            name=name or snake_case(getattr(handler, "__name__", "") or "tool"),
+            description=description if description is not None else describe_handler(handler),
+            handler=handler,
+            params=tuple(params),
+            result=result,
+            **options,
+        )
+        return self.add(spec, on_duplicate=on_duplicate)
+
+    def add_external_tool(
+        self,
+        name: str,
+        description: str,
+        input_schema: Mapping[str, Any],
+        handler: Callable[..., Any],
+        *,
+        on_duplicate: DuplicatePolicy | None = None,
+        **options: Any,
+    ) -> ToolSpec:
+        """Register a tool that brings its own JSON Schema (MCP servers, hand-written).
+
+        The handler is called as ``handler(arguments=<dict>)``, sync or async,
+        plus a ``ToolContext`` if it has a parameter annotated with one.
+        """
+        spec = ToolSpec(
+            name=name,
+            description=description,
+            handler=handler,
+            input_schema=dict(input_schema),
+            **options,
+        )
+        return self.add(spec, on_duplicate=on_duplicate)
+
+    @overload
+    def tool(self, func: Callable[..., Any], /) -> Callable[..., Any]: ...
+    @overload
+    def tool(
+        self,
+        func: None = None,
+        /,
+        **kwargs: Any,
+    ) -> Callable[[Callable[..., Any]], Callable[..., Any]]: ...
+    def tool(self, func: Callable[..., Any] | None = None, /, **kwargs: Any) -> Any:
+        """Decorator form: ``@registry.tool`` or ``@registry.tool(name=..., timeout=...)``."""
+
+        def register(handler: Callable[..., Any]) -> Callable[..., Any]:
+            self.add_tool(
+                kwargs.pop("name", None),
+                kwargs.pop("description", None),
+                handler,
+                *kwargs.pop("params", ()),
+                **kwargs,
+            )
+            return handler
+
+        return register(func) if func is not None else register
+
+    def add_prompt(
+        self,
+        name: str | None = None,
+        description: str | None = None,
+        template: str | Callable[..., Any] | None = None,
+        *params: ParamDescriptor,
+        role: Literal["assistant", "user"] = "assistant",
+        on_duplicate: DuplicatePolicy | None = None,
+        **options: Any,
+    ) -> PromptSpec:
+        """Register a prompt from a ``{placeholder}`` template or a handler returning text."""
+        if callable(template):
+            handler, text = template, None
+            if not params:
+                params = infer_params(handler)
+            name = name or snake_case(getattr(handler, "__name__", "prompt"))
+            if description is None:
+                description = describe_handler(handler)
+        else:
+            handler, text = None, template
+        if not name:
+            raise RegistrationError("a prompt needs a name")
+        spec = PromptSpec(
+            name=name,
+            description=description or "",
+            role=role,
+            params=tuple(params),
+            template=text,
+            handler=handler,
+            **options,
+        )
+        return self.add_prompt_spec(spec, on_duplicate=on_duplicate)
+
+    def add_web_search(
+        self,
+        type: str = "default",
+        city: str | None = None,
+        country: str | None = None,
+        region: str | None = None,
+        *,
+        on_duplicate: DuplicatePolicy | None = None,
+    ) -> WebSearchSpec:
+        """Enable provider-hosted web search (``default`` -> ``web_search_preview``).
+
+        A registry has one web search: a second one follows ``on_duplicate``.
+        """
+        spec = WebSearchSpec(type=type, city=city, country=country, region=region)
+        return self.add_web_search_spec(spec, on_duplicate=on_duplicate)
+
+    def add_mcp_server(
+        self,
+        name: str,
+        url: str | None = None,
+        authorization: str | None = None,
+        description: str | None = None,
+        *,
+        on_duplicate: DuplicatePolicy | None = None,
+        **options: Any,
+    ) -> McpServerSpec:
+        """Declare an MCP server, as the seed's ``addMcpServer(name, url, auth, description)``.
+
+        ``options`` are :class:`McpServerSpec` fields (``command``, ``via``,
+        ``prefix``, ``cache_ttl`` ...).
+        """
+        spec = McpServerSpec(
+            name=name, url=url, authorization=authorization, description=description, **options
+        )
+        return self.add_mcp_server_spec(spec, on_duplicate=on_duplicate)

@@ -1,0 +1,132 @@
+"""Manifests loaded once: :func:`load_manifests` (diagnostics as values) and :func:`from_manifests`.
+
+Both are :class:`~tooldeck.manifest._live.LiveManifests` loading once, so
+the rules are the same whether manifests load once or live. Problems are
+collected as values in :class:`LoadResult`; :meth:`LoadResult.raise_for_errors`
+turns them into a :class:`ManifestError` for callers that want an exception.
+This is the manifest layer's entry point for building a registry: the
+registry itself never imports upward into it.
+"""
+
+from __future__ import annotations
+
+import gc
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tooldeck._config import Config, load_config
+from tooldeck._diagnostics import Diagnostic, Severity
+from tooldeck._errors import ManifestError
+from tooldeck._registry import ToolRegistry
+from tooldeck.manifest._build import Bundle
+from tooldeck.manifest._live import LiveManifests
+from tooldeck.manifest._yamlsource import YamlDocument
+
+__all__ = ["LoadResult", "from_manifests", "load_manifests"]
+
+
+@dataclass
+class LoadResult:
+    """What a load found: per-file bundles and every diagnostic, in file order."""
+
+    files: list[str] = field(default_factory=list)
+    bundles: dict[str, Bundle] = field(default_factory=dict)
+    documents: dict[str, YamlDocument] = field(default_factory=dict)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    registered: list[str] = field(default_factory=list)
+    """Files whose entries are now in the registry."""
+
+    @property
+    def errors(self) -> list[Diagnostic]:
+        return [d for d in self.diagnostics if d.severity is Severity.ERROR]
+
+    @property
+    def warnings(self) -> list[Diagnostic]:
+        return [d for d in self.diagnostics if d.severity is Severity.WARNING]
+
+    @property
+    def ok(self) -> bool:
+        return not self.errors
+
+    def raise_for_errors(self) -> None:
+        """Raise :class:`ManifestError` carrying every error, if there are any."""
+        if self.errors:
+            raise ManifestError(self.errors)
+
+
+def load_manifests(
+    paths: Iterable[str | Path],
+    *,
+    registry: ToolRegistry | None = None,
+    config: Config | Mapping[str, Any] | str | Path | None = None,
+    allowed_handlers: Iterable[str] = (),
+    app_class: type | None = None,
+    register: bool = True,
+    environ: Mapping[str, str] | None = None,
+) -> tuple[ToolRegistry, LoadResult]:
+    """Load manifests into ``registry`` (a new one when None) and report what happened.
+
+    ``allowed_handlers`` extends the default handler prefix ``handlers``;
+    ``app_class`` decides ``supported_for``; ``register=False`` only checks.
+    This is :meth:`LiveManifests.load` once, with the outcome as a
+    :class:`LoadResult`: the same rules whether manifests load once or live.
+    """
+    cfg = config if isinstance(config, Config) else load_config(config)
+    if registry is None:
+        registry = ToolRegistry(config=cfg.data)
+    target = registry
+    if not register:  # check against a scratch registry; secrets still land in the real one
+        target = ToolRegistry(config=cfg.data)
+        target.secrets = registry.secrets
+    live = LiveManifests(
+        target,
+        paths,
+        config=cfg,
+        allowed_handlers=allowed_handlers,
+        app_class=app_class,
+        environ=environ,
+    )
+    paused = gc.isenabled()
+    gc.disable()  # a load builds many long-lived objects; collecting midway only costs time
+    try:
+        event = live.load()
+    finally:
+        if paused:
+            gc.enable()
+    result = LoadResult(
+        files=list(live.documents),
+        bundles=dict(live.bundles),
+        documents=dict(live.documents),
+        diagnostics=list(event.diagnostics),
+        registered=live.registered() if register else [],
+    )
+    return registry, result
+
+
+def from_manifests(
+    paths: Iterable[str | Path],
+    *,
+    config: Config | Mapping[str, Any] | str | Path | None = None,
+    allowed_handlers: Iterable[str] = (),
+    app_class: type | None = None,
+    **options: Any,
+) -> ToolRegistry:
+    """A new registry holding the tools of ``paths``; raises ManifestError if any has errors.
+
+    ``options`` are :class:`ToolRegistry`'s (``project_dir``, ``lenient``,
+    ``approve`` ...). Use :func:`load_manifests` to get the diagnostics as
+    values instead.
+    """
+    loaded = config if isinstance(config, Config) else load_config(config)
+    registry = ToolRegistry(config=loaded.data, **options)
+    _, result = load_manifests(
+        paths,
+        registry=registry,
+        config=loaded,
+        allowed_handlers=allowed_handlers,
+        app_class=app_class,
+    )
+    result.raise_for_errors()
+    return registry

@@ -1,0 +1,272 @@
+"""OpenAI: Chat Completions and Responses tool definitions, and strict mode.
+
+The shapes follow the installed ``openai`` SDK's own types, which the tests
+check them against, but this module never imports the SDK (``import
+tooldeck.providers`` stays light):
+
+* ``openai-chat``: ``ChatCompletionFunctionToolParam`` (``{"type": "function",
+  "function": {...}}``; ``strict`` only when on);
+* ``openai-responses``: ``FunctionToolParam`` (flat, ``strict`` always
+  present), plus the hosted ``WebSearchPreviewToolParam``/``WebSearchToolParam``
+  and ``Mcp`` entries (:func:`hosted_tools`).
+
+:func:`strict_schema` rewrites a schema for strict mode (structured outputs).
+The exporter part is self-contained: later code that talks to the API can
+live in this module without the exporters depending on it.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from tooldeck._errors import ExportError
+from tooldeck._model import McpServerSpec, ToolSpec, WebSearchSpec
+from tooldeck.providers._schema import converting, merge_all_of, resolve, types_of
+
+if TYPE_CHECKING:
+    from tooldeck._registry import ToolRegistry
+
+__all__ = ["chat_tool", "hosted_tools", "responses_tool", "strict_schema"]
+
+
+# ----------------------------------------------------------------- definitions
+def chat_tool(spec: ToolSpec, name: str, schema: dict[str, Any], strict: bool) -> dict[str, Any]:
+    """Chat Completions ``ChatCompletionFunctionToolParam``."""
+    function: dict[str, Any] = {
+        "name": name,
+        "description": spec.description,
+        "parameters": strict_schema(schema) if strict else schema,
+    }
+    if strict:
+        function["strict"] = True
+    return {"type": "function", "function": function}
+
+
+def responses_tool(
+    spec: ToolSpec, name: str, schema: dict[str, Any], strict: bool
+) -> dict[str, Any]:
+    """Responses ``FunctionToolParam``: flat, and ``strict`` is always sent (the SDK's
+    type requires the key, so the mode is always a stated choice)."""
+    return {
+        "type": "function",
+        "name": name,
+        "description": spec.description,
+        "parameters": strict_schema(schema) if strict else schema,
+        "strict": strict,
+    }
+
+
+def hosted_tools(registry: ToolRegistry) -> list[dict[str, Any]]:
+    """The Responses API's hosted entries: the web search, then ``via="hosted"`` MCP servers.
+
+    ``via="client"`` servers are never here: their tools are registered as
+    ordinary tools once tooldeck connects to them.
+    """
+    out: list[dict[str, Any]] = []
+    search = registry.web_search()
+    if search is not None:
+        out.append(_web_search(search))
+    out.extend(_hosted_mcp(s) for s in registry.mcp_servers() if s.via == "hosted")
+    return out
+
+
+def _web_search(spec: WebSearchSpec) -> dict[str, Any]:
+    """OpenAI Responses ``web_search_preview`` / ``web_search`` hosted tool."""
+    tool: dict[str, Any] = {"type": spec.type}
+    location = {
+        key: value
+        for key, value in (("city", spec.city), ("country", spec.country), ("region", spec.region))
+        if value
+    }
+    if location:
+        tool["user_location"] = {"type": "approximate", **location}
+    return tool
+
+
+def _hosted_mcp(spec: McpServerSpec) -> dict[str, Any]:
+    """OpenAI Responses ``mcp`` hosted tool (``openai.types.responses.tool_param.Mcp``).
+
+    ``authorization`` there is an OAuth access token, so a seed-style
+    ``"Bearer <token>"`` sends just the token; any other scheme (``Basic ...``)
+    goes out as an ``Authorization`` header instead.
+    """
+    tool: dict[str, Any] = {"type": "mcp", "server_label": spec.name, "server_url": spec.url}
+    if spec.description:
+        tool["server_description"] = spec.description
+    headers = dict(spec.headers)
+    auth = (spec.authorization or "").strip()
+    if auth:
+        scheme, _, token = auth.partition(" ")
+        if not token:
+            tool["authorization"] = auth
+        elif scheme.lower() == "bearer":
+            tool["authorization"] = token.strip()
+        elif not any(key.lower() == "authorization" for key in headers):
+            headers["Authorization"] = auth
+    if headers:
+        tool["headers"] = headers
+    if spec.allowed_tools is not None:
+        tool["allowed_tools"] = list(spec.allowed_tools)
+    tool["require_approval"] = "never"
+    return tool
+
+
+# ------------------------------------------------------------------ strict mode
+_STRICT_FORMATS = frozenset(
+    {"date-time", "time", "date", "duration", "email", "hostname", "ipv4", "ipv6", "uuid"}
+)
+"""String formats OpenAI structured outputs accept; others are dropped."""
+
+_STRICT_KEYS = (
+    "type",
+    "title",
+    "description",
+    "const",
+    "enum",
+    "format",
+    "pattern",
+    "minimum",
+    "exclusiveMinimum",
+    "maximum",
+    "exclusiveMaximum",
+    "multipleOf",
+    "items",
+    "minItems",
+    "maxItems",
+    "properties",
+    "required",
+    "additionalProperties",
+    "anyOf",
+)
+"""Keywords kept in strict mode, in output order. Everything else is dropped:
+``default``, ``examples``, ``minLength``/``maxLength``, ``uniqueItems``,
+``not``/``if``/``then``/``else``, ``prefixItems``, ``patternProperties`` ...
+Dropping only ever loosens what the model is told; the registry still
+validates the full schema when the call comes back."""
+
+_TYPED = ("type", "$ref", "anyOf", "enum", "const")
+
+
+def strict_schema(schema: Mapping[str, Any]) -> dict[str, Any]:
+    """``schema`` rewritten for OpenAI strict mode (structured outputs); input untouched.
+
+    * every object gets ``additionalProperties: false`` and lists *all* its
+      properties in ``required``, in declaration order;
+    * properties that were optional become nullable: a type gains ``"null"``
+      (an ``enum`` gains ``null``), a ``$ref``/``anyOf`` gets a
+      ``{"type": "null"}`` alternative;
+    * ``$ref`` with sibling keywords is inlined (OpenAI rejects siblings);
+      ``oneOf`` becomes ``anyOf``; a one-element ``allOf`` is folded in;
+    * unsupported keywords (``default``, ``minLength`` ...) and string formats
+      other than date-time, time, date, duration, email, hostname, ipv4, ipv6
+      and uuid are dropped.
+
+    Raises :class:`~tooldeck.ExportError` (a ``ValueError``, naming the place)
+    for what strict mode cannot express without changing the meaning: a part
+    with no type, a free-form object (no ``properties``, or
+    ``additionalProperties`` other than false), an array without ``items``, a
+    several-schema ``allOf``, a non-object root; and for a malformed schema.
+
+    Note: the model then sends ``null`` for a parameter it would have left
+    out; the caller should treat such ``null`` values as absent.
+    """
+    with converting():
+        root = copy.deepcopy(dict(schema))
+        if "object" not in types_of(root) or "anyOf" in root or "oneOf" in root:
+            raise ExportError("strict mode needs an object schema at the root")
+        return _strict(root, root, "#", frozenset())
+
+
+def _strict(
+    node: Any,
+    root: Mapping[str, Any],
+    where: str,
+    inlining: frozenset[str],
+) -> dict[str, Any]:
+    if not isinstance(node, Mapping):
+        raise ExportError(f"{where}: strict mode needs a schema object, got {node!r}")
+    node = merge_all_of(dict(node), where)
+    if "oneOf" in node and "anyOf" not in node:
+        node["anyOf"] = node.pop("oneOf")
+    ref = node.get("$ref")
+    if ref is not None:
+        siblings = {k: v for k, v in node.items() if k not in ("$ref", "$defs", "definitions")}
+        if not siblings or ref in inlining:
+            out: dict[str, Any] = {"$ref": ref}
+            resolve(root, ref, where)
+        else:
+            resolved = dict(resolve(root, ref, where))
+            return _strict({**resolved, **siblings}, root, where, inlining | {ref})
+    else:
+        out = {}
+    for key in _STRICT_KEYS:
+        if key in node:
+            out[key] = node[key]
+    if "format" in out and out["format"] not in _STRICT_FORMATS:
+        del out["format"]
+    if "properties" in out and not any(key in out for key in _TYPED):
+        out = {"type": "object", **out}
+    if not any(key in out for key in _TYPED):
+        raise ExportError(f"{where}: strict mode needs a type here")
+    types = types_of(out)
+    if "object" in types:
+        properties = out.get("properties")
+        extra = out.get("additionalProperties")
+        if extra not in (None, False) or (properties is None and extra is None):
+            raise ExportError(
+                f"{where}: a free-form object cannot be strict; declare its properties"
+            )
+        properties = properties or {}
+        required = set(out.get("required") or ())
+        converted: dict[str, Any] = {}
+        for key, value in properties.items():
+            prop = _strict(value, root, f"{where}/properties/{key}", inlining)
+            converted[key] = prop if key in required else _nullable(prop)
+        out["properties"] = converted
+        out["required"] = list(converted)
+        out["additionalProperties"] = False
+    if "array" in types:
+        items = out.get("items")
+        if not isinstance(items, Mapping):
+            raise ExportError(f"{where}: an array needs an items schema in strict mode")
+    if isinstance(out.get("items"), Mapping):
+        out["items"] = _strict(out["items"], root, f"{where}/items", inlining)
+    if "anyOf" in out:
+        out["anyOf"] = [
+            _strict(variant, root, f"{where}/anyOf/{i}", inlining)
+            for i, variant in enumerate(out["anyOf"])
+        ]
+    for defs_key in ("$defs", "definitions"):
+        defs = node.get(defs_key)
+        if isinstance(defs, Mapping):
+            out[defs_key] = {
+                key: _strict(value, root, f"{where}/{defs_key}/{key}", inlining)
+                for key, value in defs.items()
+            }
+    return out
+
+
+def _nullable(schema: dict[str, Any]) -> dict[str, Any]:
+    """``schema`` that also accepts ``null`` (how strict mode spells "optional")."""
+    if "type" in schema:
+        types = types_of(schema)
+        if "null" not in types:
+            schema["type"] = [*types, "null"]
+        if "const" in schema:
+            schema["enum"] = [schema.pop("const")]
+        if "enum" in schema and None not in schema["enum"]:
+            schema["enum"] = [*schema["enum"], None]
+        return schema
+    if "anyOf" in schema:
+        if not any("null" in types_of(v) for v in schema["anyOf"]):
+            schema["anyOf"] = [*schema["anyOf"], {"type": "null"}]
+        return schema
+    if "$ref" in schema:
+        return {"anyOf": [schema, {"type": "null"}]}
+    if "const" in schema:
+        schema["enum"] = [schema.pop("const")]
+    if "enum" in schema and None not in schema["enum"]:
+        schema["enum"] = [*schema["enum"], None]
+    return schema

@@ -1,0 +1,157 @@
+"""tooldeck.providers.gemini: FunctionDeclarations and the OpenAPI-subset schema conversion."""
+
+import json
+
+import pytest
+
+from tests.unit.providers.sample import ping
+from tooldeck import ToolRegistry
+from tooldeck.providers import ExportError, export_tools, gemini_schema
+
+GEMINI_KEYS = {
+    "type",
+    "format",
+    "description",
+    "nullable",
+    "enum",
+    "items",
+    "minItems",
+    "maxItems",
+    "properties",
+    "required",
+    "minimum",
+    "maximum",
+    "minLength",
+    "maxLength",
+    "pattern",
+    "anyOf",
+}
+
+
+def schema_nodes(schema):
+    """Schema objects only (not the ``properties`` maps that hold them)."""
+    yield schema
+    for value in schema.get("properties", {}).values():
+        yield from schema_nodes(value)
+    if "items" in schema:
+        yield from schema_nodes(schema["items"])
+    for variant in schema.get("anyOf", ()):
+        yield from schema_nodes(variant)
+
+
+def test_gemini_declarations(registry):
+    tools = export_tools(registry, "gemini")
+    assert len(tools) == len(registry.tools())
+    assert tools[0] == {
+        "name": "search",
+        "description": "Search the notes.",
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "query": {"type": "string", "description": "what to look for"},
+                "limit": {"type": "integer", "description": "how many hits at most"},
+            },
+            "required": ["query"],
+        },
+    }
+    assert tools[-1] == {"name": "ping", "description": "Check the service is up."}
+    text = json.dumps(tools)
+    for banned in ("$ref", "$defs", "additionalProperties", "default"):
+        assert banned not in text
+    for tool in tools:
+        for node in schema_nodes(tool.get("parameters", {})):
+            assert set(node) <= GEMINI_KEYS, set(node) - GEMINI_KEYS
+            assert not isinstance(node.get("type"), list)
+
+
+def test_gemini_inlines_refs_and_converts_nullable(registry):
+    query_decl = export_tools(registry, "gemini")[2]
+    assert query_decl["parameters"]["properties"]["filter"] == {
+        "type": "object",
+        "properties": {
+            "range": {
+                "type": "object",
+                "description": "Bounds",
+                "properties": {"lo": {"type": "number"}, "hi": {"type": "number"}},
+                "required": ["lo"],
+            },
+            "since": {"type": "string", "format": "date-time", "nullable": True},
+        },
+        "required": ["range"],
+    }
+
+
+def test_gemini_schema_conversions():
+    converted = gemini_schema(
+        {
+            "type": "object",
+            "properties": {
+                "level": {"type": "integer", "enum": [1, 2, 3], "description": "Level."},
+                "mode": {"enum": ["a", "b", None]},
+                "url": {"type": "string", "format": "uri", "maxLength": 200},
+                "ratio": {"type": "number", "format": "double", "exclusiveMinimum": 0},
+                "either": {"type": ["string", "integer", "null"], "minLength": 1, "minimum": 0},
+                "maybe": {"anyOf": [{"$ref": "#/definitions/Tag"}, {"type": "null"}]},
+                "choice": {"oneOf": [{"type": "string"}, {"type": "boolean"}]},
+                "const": {"const": "fixed"},
+            },
+            "required": ["level", "ghost"],
+            "definitions": {"Tag": {"type": "string", "examples": ["x"]}},
+        }
+    )
+    props = converted["properties"]
+    assert props["level"] == {"type": "integer", "description": "Level. Allowed values: 1, 2, 3."}
+    assert props["mode"] == {"type": "string", "nullable": True, "enum": ["a", "b"]}
+    assert props["url"] == {"type": "string", "maxLength": 200}
+    assert props["ratio"] == {"type": "number", "format": "double"}
+    assert props["either"] == {
+        "nullable": True,
+        "anyOf": [{"type": "string", "minLength": 1}, {"type": "integer", "minimum": 0}],
+    }
+    assert props["maybe"] == {"type": "string", "nullable": True}
+    assert props["choice"] == {"anyOf": [{"type": "string"}, {"type": "boolean"}]}
+    assert props["const"] == {"type": "string", "enum": ["fixed"]}
+    assert converted["required"] == ["level"]  # only declared properties
+
+
+def test_gemini_refuses_recursive_refs():
+    registry = ToolRegistry()
+    tree = {
+        "type": "object",
+        "properties": {"root": {"$ref": "#/$defs/Node"}},
+        "$defs": {
+            "Node": {
+                "type": "object",
+                "properties": {"children": {"type": "array", "items": {"$ref": "#/$defs/Node"}}},
+            }
+        },
+    }
+    registry.add_external_tool("tree", "Walk a tree.", tree, ping)
+    assert export_tools(registry, "anthropic")  # other providers take $ref as-is
+    with pytest.raises(ValueError, match=r"tool 'tree'.*recursive"):
+        export_tools(registry, "gemini")
+    with pytest.raises(ExportError, match=r"tool 'tree' \(gemini\).*recursive") as info:
+        export_tools(registry, "gemini")
+    assert (info.value.provider, info.value.tool_name) == ("gemini", "tree")
+
+
+def test_gemini_schema_names_the_tool_when_told():
+    schema = {"type": "object", "properties": {"a": {"$ref": "https://example.org/a.json"}}}
+    with pytest.raises(ExportError, match=r"^#/properties/a: only local \$refs"):
+        gemini_schema(schema)
+    with pytest.raises(ExportError, match=r"^tool 'fetch': #/properties/a: only local") as info:
+        gemini_schema(schema, tool_name="fetch")
+    assert (info.value.provider, info.value.tool_name) == ("gemini", "fetch")
+
+
+@pytest.mark.parametrize(
+    "schema",
+    [
+        {"type": 5},
+        {"type": "object", "properties": {"a": {"type": "string"}}, "required": 3},
+        {"type": "object", "properties": {"a": {"$ref": ["#/x"]}}},
+    ],
+)
+def test_gemini_schema_malformed_is_an_export_error(schema):
+    with pytest.raises(ExportError, match="malformed"):
+        gemini_schema(schema)
