@@ -595,7 +595,9 @@ def test_re2_matching_releases_the_gil() -> None:
     finally:
         done.set()
         counter.join()
-    assert beside > alone / 4  # held, the GIL would let it run one 5 ms switch interval at most
+    # Held, the GIL would let it run one 5 ms switch interval of the ~0.3 s match at most;
+    # the bound is loose on purpose: a busy machine slows the counter, never to zero.
+    assert beside > alone / 20
 
 
 # --- a search does bounded work -----------------------------------------------------------------
