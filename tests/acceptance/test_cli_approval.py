@@ -1,4 +1,7 @@
-"""`tooldeck call` asks before running a tool with side effects."""
+"""`tooldeck call` asks before running a tool with side effects.
+
+Without a terminal the command runs in-process; on a terminal it is a real process on a pty.
+"""
 
 import os
 import pty
@@ -41,17 +44,17 @@ def _args(tmp_path):
     ]
 
 
-def test_without_a_terminal_the_call_is_denied_and_says_how_to_approve(run_cli, tmp_path):
-    done = run_cli(*_args(tmp_path))
-    assert done.returncode == 1
+def test_without_a_terminal_the_call_is_denied_and_says_how_to_approve(run_line, tmp_path):
+    done = run_line(*_args(tmp_path), stdin="y\n")  # an answer waiting, but not a terminal
+    assert done.exit_code == 1
     assert "Error (denied)" in done.stderr
     assert "--yes" in done.stderr
     assert not (tmp_path / "made.txt").exists()
 
 
-def test_yes_approves_non_interactively(run_cli, tmp_path):
-    done = run_cli(*_args(tmp_path), "--yes")
-    assert done.returncode == 0, done.stderr
+def test_yes_approves_non_interactively(run_line, tmp_path):
+    done = run_line(*_args(tmp_path), "--yes")
+    assert done.exit_code == 0, done.stderr
     assert done.stdout.strip() == "created made.txt"
     assert (tmp_path / "made.txt").exists()
 

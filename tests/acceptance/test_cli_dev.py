@@ -1,4 +1,11 @@
-"""``tooldeck dev``: the real console script watching a folder while its manifests are edited."""
+"""``tooldeck dev``: the real console script watching a folder while its manifests are edited.
+
+Nothing here sleeps: every step waits for the line the process prints when it is done
+(``watching ...`` once the watcher is armed, then one block per reload), and the edit or
+the Ctrl-C comes only after it. The time limits are deadlines, not delays: they cost
+nothing while the process answers and are sized for a busy CI machine, where starting
+the interpreter and loading alone has taken over ten seconds.
+"""
 
 from __future__ import annotations
 
@@ -12,7 +19,12 @@ from pathlib import Path
 
 from tests.conftest import SCRIPTS
 
-TIMEOUT = 10.0
+STARTUP = 120.0
+"""Interpreter start, imports and the first load: ~0.5 s idle, 5-15 s on a loaded 2-CPU box."""
+TIMEOUT = 60.0
+"""For each further line: a reload prints in tens of milliseconds when the machine is idle."""
+EXIT = 60.0
+"""From Ctrl-C to the end of the process: ~0.2 s idle, over 5 s seen on a loaded machine."""
 STAMP = r"\[\d\d:\d\d:\d\d\]"
 INFO = "Describe a file or directory in the project, with its size and lines."
 
@@ -71,7 +83,7 @@ class Output:
             self.expect("|".join(re.escape(line) for line in missing), timeout=left)
             missing.discard(self.seen[-1])
 
-    def rest(self, timeout: float = TIMEOUT) -> list[str]:
+    def rest(self, timeout: float = EXIT) -> list[str]:
         """Every line left once the process has ended."""
         self._thread.join(timeout)
         out = []
@@ -83,7 +95,7 @@ class Output:
         return out
 
     def close(self) -> None:
-        self._thread.join(TIMEOUT)
+        self._thread.join(EXIT)
         self._stream.close()
 
 
@@ -102,7 +114,8 @@ def test_dev_prints_each_change_and_stops_on_ctrl_c(tmp_path: Path) -> None:
     )
     output = Output(proc)
     try:
-        output.expect(rf"{STAMP} loaded 1 tools from 1 files")
+        output.expect(rf"{STAMP} loaded 1 tools from 1 files", timeout=STARTUP)
+        # armed: edits from now on are seen, and Ctrl-C reaches the watch loop's handler
         output.expect(re.escape(f"watching {folder} (Ctrl-C to stop)"))
 
         # an edit: a tool renamed, another added
@@ -130,12 +143,12 @@ def test_dev_prints_each_change_and_stops_on_ctrl_c(tmp_path: Path) -> None:
         output.expect(rf"{STAMP} a\.yaml in \d+ ms")
         output.expect(re.escape(f"  - gamma  ({a})"))
 
-        proc.send_signal(signal.SIGINT)
-        assert proc.wait(timeout=5) == 0
+        proc.send_signal(signal.SIGINT)  # only after the last reload printed all it had to
+        assert proc.wait(timeout=EXIT) == 0
         assert "stopped" in output.rest()
         assert not any("Traceback" in line for line in output.seen), output.seen
     finally:
         if proc.poll() is None:
             proc.kill()
-            proc.wait(TIMEOUT)
+            proc.wait(EXIT)
         output.close()

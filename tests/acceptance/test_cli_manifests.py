@@ -1,4 +1,4 @@
-"""``tooldeck`` over manifests: lint for CI, list, call, export, schema, flags."""
+"""``tooldeck`` over manifests: lint for CI, list, call, export, schema, flags (in-process)."""
 
 import json
 import textwrap
@@ -46,54 +46,54 @@ def write(folder, name, text):
 
 
 # ----------------------------------------------------------------------- lint
-def test_lint_clean_manifests_exit_zero(run_cli, tmp_path):
+def test_lint_clean_manifests_exit_zero(run_line, tmp_path):
     write(tmp_path, "good.yaml", GOOD)
-    done = run_cli("lint", str(tmp_path))
-    assert done.returncode == 0, done.stdout + done.stderr
+    done = run_line("lint", str(tmp_path))
+    assert done.exit_code == 0, done.stdout + done.stderr
     assert "no problems in 1 file" in done.stdout
 
 
-def test_lint_errors_exit_one_with_located_lines(run_cli, tmp_path):
+def test_lint_errors_exit_one_with_located_lines(run_line, tmp_path):
     path = write(tmp_path, "broken.yaml", BROKEN)
-    done = run_cli("lint", str(path))
-    assert done.returncode == 1
+    done = run_line("lint", str(path))
+    assert done.exit_code == 1
     assert f"{path}:7:14: TD310 handler module 'os' is not allowed" in done.stdout
     assert "1 error" in done.stdout
 
 
-def test_lint_warnings_pass_unless_strict(run_cli, tmp_path):
+def test_lint_warnings_pass_unless_strict(run_line, tmp_path):
     path = write(tmp_path, "warns.yaml", WARNS)
-    done = run_cli("lint", str(path))
-    assert done.returncode == 0
+    done = run_line("lint", str(path))
+    assert done.exit_code == 0
     assert f"{path}:5:18: TD402 [warning]" in done.stdout
-    assert run_cli("lint", "--strict", str(path)).returncode == 1
+    assert run_line("lint", "--strict", str(path)).exit_code == 1
 
 
-def test_lint_severity_is_configurable_in_pyproject(run_cli, tmp_path):
+def test_lint_severity_is_configurable_in_pyproject(run_line, tmp_path):
     write(tmp_path, "warns.yaml", WARNS)
     (tmp_path / "pyproject.toml").write_text(
         "[tool.tooldeck.lint]\nmin_description_length = 3\n"
         '[tool.tooldeck.lint.severity]\nTD402 = "error"\n',
         encoding="utf-8",
     )
-    assert run_cli("lint", "warns.yaml", cwd=tmp_path).returncode == 0  # 5 chars >= 3
+    assert run_line("lint", "warns.yaml", cwd=tmp_path).exit_code == 0  # 5 chars >= 3
     (tmp_path / "pyproject.toml").write_text(
         '[tool.tooldeck.lint.severity]\nTD402 = "error"\n', encoding="utf-8"
     )
-    done = run_cli("lint", "warns.yaml", cwd=tmp_path)
-    assert done.returncode == 1
+    done = run_line("lint", "warns.yaml", cwd=tmp_path)
+    assert done.exit_code == 1
     assert "TD402 tool 'peek' description" in done.stdout
 
 
-def test_lint_formats(run_cli, tmp_path):
+def test_lint_formats(run_line, tmp_path):
     path = write(tmp_path, "broken.yaml", BROKEN)
-    as_json = json.loads(run_cli("lint", "--format", "json", str(path)).stdout)
+    as_json = json.loads(run_line("lint", "--format", "json", str(path)).stdout)
     (diagnostic,) = as_json["diagnostics"]
     assert (diagnostic["code"], diagnostic["line"], diagnostic["column"]) == ("TD310", 7, 14)
     assert diagnostic["json_path"] == "$.tools[1].handler"
-    github = run_cli("lint", "--format", "github", str(path)).stdout
+    github = run_line("lint", "--format", "github", str(path)).stdout
     assert github.startswith(f"::error file={path},line=7,col=14,title=TD310::")
-    sarif = json.loads(run_cli("lint", "--format", "sarif", str(path)).stdout)
+    sarif = json.loads(run_line("lint", "--format", "sarif", str(path)).stdout)
     assert sarif["version"] == "2.1.0"
     (result,) = sarif["runs"][0]["results"]
     assert result["ruleId"] == "TD310"
@@ -103,28 +103,28 @@ def test_lint_formats(run_cli, tmp_path):
     }
 
 
-def test_lint_usage_errors_exit_two(run_cli, tmp_path):
-    assert run_cli("lint", "--format", "xml", str(tmp_path)).returncode == 2
-    done = run_cli("lint", cwd=tmp_path)  # no ./manifests here
-    assert done.returncode == 2
+def test_lint_usage_errors_exit_two(run_line, tmp_path):
+    assert run_line("lint", "--format", "xml", str(tmp_path)).exit_code == 2
+    done = run_line("lint", cwd=tmp_path)  # no ./manifests here
+    assert done.exit_code == 2
     assert "no ./manifests folder" in done.stderr
 
 
-def test_lint_missing_path_is_an_error(run_cli, tmp_path):
-    done = run_cli("lint", str(tmp_path / "nope.yaml"))
-    assert done.returncode == 1
+def test_lint_missing_path_is_an_error(run_line, tmp_path):
+    done = run_line("lint", str(tmp_path / "nope.yaml"))
+    assert done.exit_code == 1
     assert "TD200 no such file or directory" in done.stdout
 
 
-def test_lint_the_bundled_manifests_cleanly(run_cli):
-    done = run_cli("lint", "--strict")
-    assert done.returncode == 0, done.stdout
+def test_lint_the_bundled_manifests_cleanly(run_line):
+    done = run_line("lint", "--strict")
+    assert done.exit_code == 0, done.stdout
 
 
 # ----------------------------------------------------------------------- list
-def test_list_json_shows_bundle_params_source_and_tokens(run_cli, tmp_path):
+def test_list_json_shows_bundle_params_source_and_tokens(run_line, tmp_path):
     write(tmp_path, "good.yaml", GOOD)
-    listing = json.loads(run_cli("list", "-m", str(tmp_path), "--json").stdout)
+    listing = json.loads(run_line("list", "-m", str(tmp_path), "--json").stdout)
     (tool,) = listing["tools"]
     assert tool["name"] == "read_notes"
     assert tool["bundle"] == "orders"
@@ -140,26 +140,26 @@ def test_list_json_shows_bundle_params_source_and_tokens(run_cli, tmp_path):
     assert 20 < tool["tokens"] < 200
 
 
-def test_list_reports_broken_files_but_shows_the_rest(run_cli, tmp_path):
+def test_list_reports_broken_files_but_shows_the_rest(run_line, tmp_path):
     write(tmp_path, "a_good.yaml", GOOD)
     write(tmp_path, "b_broken.yaml", BROKEN)
-    done = run_cli("list", "-m", str(tmp_path))
-    assert done.returncode == 1
+    done = run_line("list", "-m", str(tmp_path))
+    assert done.exit_code == 1
     assert "read_notes(path)" in done.stdout
     assert "TD310" in done.stderr
     assert "first" not in done.stdout  # a file with errors is not registered at all
 
 
-def test_repeatable_manifests_flag(run_cli, tmp_path):
+def test_repeatable_manifests_flag(run_line, tmp_path):
     one = write(tmp_path, "one.yaml", GOOD)
     two = write(
         tmp_path, "two.yaml", GOOD.replace("orders", "more").replace("read_notes", "read_more")
     )
-    listing = json.loads(run_cli("list", "-m", str(one), "-m", str(two), "--json").stdout)
+    listing = json.loads(run_line("list", "-m", str(one), "-m", str(two), "--json").stdout)
     assert [t["name"] for t in listing["tools"]] == ["read_notes", "read_more"]
 
 
-def test_env_values_are_secret_in_list_and_export(run_cli, tmp_path):
+def test_env_values_are_secret_in_list_and_export(run_line, tmp_path):
     write(
         tmp_path,
         "mcp.yaml",
@@ -177,8 +177,8 @@ def test_env_values_are_secret_in_list_and_export(run_cli, tmp_path):
         """,
     )
     env = {"TD_TOKEN": "s3cr3t-value"}
-    listed = run_cli("list", "-m", str(tmp_path), "--json", env=env).stdout
-    exported = run_cli(
+    listed = run_line("list", "-m", str(tmp_path), "--json", env=env).stdout
+    exported = run_line(
         "export", "--provider", "openai-responses", "-m", str(tmp_path), env=env
     ).stdout
     for output in (listed, exported):
@@ -187,10 +187,10 @@ def test_env_values_are_secret_in_list_and_export(run_cli, tmp_path):
 
 
 # ----------------------------------------------------------------------- call
-def test_call_a_manifest_tool(run_cli, tmp_path):
+def test_call_a_manifest_tool(run_line, tmp_path):
     write(tmp_path, "good.yaml", GOOD)
     (tmp_path / "notes.txt").write_text("hello\n", encoding="utf-8")
-    done = run_cli(
+    done = run_line(
         "call",
         "read_notes",
         "--args",
@@ -200,14 +200,14 @@ def test_call_a_manifest_tool(run_cli, tmp_path):
         "--project-dir",
         str(tmp_path),
     )
-    assert done.returncode == 0, done.stderr
+    assert done.exit_code == 0, done.stderr
     assert done.stdout == "hello\n"
-    bad = run_cli("call", "read_notes", "--args", '{"path": 3}', "-m", str(tmp_path))
-    assert bad.returncode == 1
+    bad = run_line("call", "read_notes", "--args", '{"path": 3}', "-m", str(tmp_path))
+    assert bad.exit_code == 1
     assert "$.path: expected string, got integer 3" in bad.stderr
 
 
-def test_allow_handlers_flag_extends_the_allow_list(run_cli, tmp_path):
+def test_allow_handlers_flag_extends_the_allow_list(run_line, tmp_path):
     manifest = write(
         tmp_path,
         "extra.yaml",
@@ -220,15 +220,15 @@ def test_allow_handlers_flag_extends_the_allow_list(run_cli, tmp_path):
             params: []
         """,
     )
-    refused = run_cli("call", "now_ok", "-m", str(manifest))
-    assert refused.returncode == 1
+    refused = run_line("call", "now_ok", "-m", str(manifest))
+    assert refused.exit_code == 1
     assert "TD310" in refused.stderr
-    allowed = run_cli("call", "now_ok", "-m", str(manifest), "--allow-handlers", "tests")
-    assert allowed.returncode == 0, allowed.stderr
+    allowed = run_line("call", "now_ok", "-m", str(manifest), "--allow-handlers", "tests")
+    assert allowed.exit_code == 0, allowed.stderr
     assert json.loads(allowed.stdout) == {"old": "v1", "new": "v2"}
 
 
-def test_config_file_feeds_interpolation_and_enabled_when(run_cli, tmp_path):
+def test_config_file_feeds_interpolation_and_enabled_when(run_line, tmp_path):
     write(
         tmp_path,
         "orders.yaml",
@@ -247,16 +247,16 @@ def test_config_file_feeds_interpolation_and_enabled_when(run_cli, tmp_path):
     off.write_text("features.orders=\nshop.region=us\n", encoding="utf-8")
     manifests = tmp_path / "orders.yaml"
     listing = json.loads(
-        run_cli("list", "-m", str(manifests), "--config", str(on), "--json").stdout
+        run_line("list", "-m", str(manifests), "--config", str(on), "--json").stdout
     )
     assert listing["tools"][0]["description"] == "Read the notes of region eu-west."
     listing = json.loads(
-        run_cli("list", "-m", str(manifests), "--config", str(off), "--json").stdout
+        run_line("list", "-m", str(manifests), "--config", str(off), "--json").stdout
     )
     assert listing["tools"] == []
 
 
-def test_seed_properties_config_declares_web_search_and_mcp(run_cli, tmp_path):
+def test_seed_properties_config_declares_web_search_and_mcp(run_line, tmp_path):
     write(tmp_path, "good.yaml", GOOD)
     props = tmp_path / "app.properties"
     props.write_text(
@@ -266,7 +266,7 @@ def test_seed_properties_config_declares_web_search_and_mcp(run_cli, tmp_path):
         encoding="utf-8",
     )
     exported = json.loads(
-        run_cli(
+        run_line(
             "export", "--provider", "openai-responses", "-m", str(tmp_path), "--config", str(props)
         ).stdout
     )
@@ -286,9 +286,9 @@ def test_seed_properties_config_declares_web_search_and_mcp(run_cli, tmp_path):
         ("mcp", lambda d: d["name"]),
     ],
 )
-def test_export_each_provider(run_cli, provider, name_of):
-    done = run_cli("export", "--provider", provider)
-    assert done.returncode == 0, done.stderr
+def test_export_each_provider(run_line, provider, name_of):
+    done = run_line("export", "--provider", provider)
+    assert done.exit_code == 0, done.stderr
     definitions = json.loads(done.stdout)
     assert [name_of(d) for d in definitions] == [
         "read_file",
@@ -298,17 +298,17 @@ def test_export_each_provider(run_cli, provider, name_of):
     ]
 
 
-def test_export_strict_marks_openai_definitions(run_cli):
-    definitions = json.loads(run_cli("export", "--provider", "openai-chat", "--strict").stdout)
+def test_export_strict_marks_openai_definitions(run_line):
+    definitions = json.loads(run_line("export", "--provider", "openai-chat", "--strict").stdout)
     function = definitions[0]["function"]
     assert function["strict"] is True
     assert set(function["parameters"]["required"]) == set(function["parameters"]["properties"])
 
 
 # --------------------------------------------------------------------- schema
-def test_schema_prints_the_published_meta_schema(run_cli):
-    done = run_cli("schema")
-    assert done.returncode == 0
+def test_schema_prints_the_published_meta_schema(run_line):
+    done = run_line("schema")
+    assert done.exit_code == 0
     printed = json.loads(done.stdout)
     on_disk = json.loads((ROOT / "schemas" / "manifest.schema.json").read_text(encoding="utf-8"))
     assert printed == on_disk

@@ -73,15 +73,15 @@ def test_programmatic_api_example_runs():
     assert lines[3] == "invalid_arguments"
 
 
-def test_manifest_example_lints_clean(run_cli, tmp_path):
+def test_manifest_example_lints_clean(run_line, tmp_path):
     (manifest,) = [b for b in _blocks("yaml") if b.lstrip().startswith("# yaml-language-server")]
     (tmp_path / "docs.yaml").write_text(manifest, encoding="utf-8")
     (tmp_path / "app.yaml").write_text("features: {docs: true}\n", encoding="utf-8")
-    done = run_cli(
+    done = run_line(
         "lint", "--strict", "--config", str(tmp_path / "app.yaml"), str(tmp_path / "docs.yaml")
     )
-    assert done.returncode == 0, done.stdout
-    listing = run_cli(
+    assert done.exit_code == 0, done.stdout
+    listing = run_line(
         "list", "--config", str(tmp_path / "app.yaml"), "-m", str(tmp_path / "docs.yaml")
     )
     assert "read_doc(path, [start_line])" in listing.stdout

@@ -295,23 +295,23 @@ def test_load_reports_td315_at_the_handler_line(tmp_path: Path, reference: str):
     assert registry.get_tool("pwn") is None
 
 
-def test_lint_reports_td315(tmp_path: Path, run_cli):
+def test_lint_reports_td315(tmp_path: Path, run_line):
     path = tmp_path / "evil.yaml"
     path.write_text(manifest("tooldeck.handlers.files:os.system"))
-    done = run_cli("lint", str(path))
-    assert done.returncode == 1
+    done = run_line("lint", str(path))
+    assert done.exit_code == 1
     assert f"{path}:4:14: TD315 " in done.stdout
     assert "Traceback" not in done.stdout + done.stderr
 
 
-def test_call_refuses_and_runs_nothing(tmp_path: Path, run_cli):
+def test_call_refuses_and_runs_nothing(tmp_path: Path, run_line):
     path = tmp_path / "evil.yaml"
     path.write_text(manifest("tooldeck.handlers.files:os.system").replace("name: pwn", "name: sh"))
     marker = tmp_path / "pwned"
-    done = run_cli(
+    done = run_line(
         "call", "-m", str(path), "sh", "--yes", "--args", f'{{"command": "touch {marker}"}}'
     )
-    assert done.returncode != 0
+    assert done.exit_code != 0
     assert "TD315" in done.stderr
     assert not marker.exists()
 

@@ -77,27 +77,27 @@ def project(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def lint(run_cli, project: Path, text: str):
+def lint(run_line, project: Path, text: str):
     (project / "tools.yaml").write_text(text)
-    return run_cli(
+    return run_line(
         "lint", "tools.yaml", "--allow-handlers", "tdsec_limits", "--strict", cwd=project
     )
 
 
 @pytest.mark.parametrize(("handler", "extra", "line"), CASES)
-def test_unenforceable_timeouts_are_flagged(run_cli, project: Path, handler, extra, line):
-    done = lint(run_cli, project, manifest(handler, extra))
-    assert done.returncode == 1, done.stdout
+def test_unenforceable_timeouts_are_flagged(run_line, project: Path, handler, extra, line):
+    done = lint(run_line, project, manifest(handler, extra))
+    assert done.exit_code == 1, done.stdout
     assert f"tools.yaml:{line}:14: TD410 [warning] tool 'echo' declares a timeout" in done.stdout
 
 
 @pytest.mark.parametrize(("handler", "extra"), QUIET)
-def test_enforceable_timeouts_are_not(run_cli, project: Path, handler, extra):
-    done = lint(run_cli, project, manifest(handler, extra))
+def test_enforceable_timeouts_are_not(run_line, project: Path, handler, extra):
+    done = lint(run_line, project, manifest(handler, extra))
     assert "TD410" not in done.stdout, done.stdout
 
 
-def test_a_timeout_from_defaults_is_flagged_at_the_tool(run_cli, project: Path):
+def test_a_timeout_from_defaults_is_flagged_at_the_tool(run_line, project: Path):
     text = "defaults:\n  timeout: 2s\n" + manifest("never_awaits", "").replace("version: 1\n", "")
-    done = lint(run_cli, project, "version: 1\n" + text)
+    done = lint(run_line, project, "version: 1\n" + text)
     assert "TD410" in done.stdout, done.stdout

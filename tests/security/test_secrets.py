@@ -1,10 +1,12 @@
 """A value read through ``${env:...}`` never reaches any output, in any form.
 
-Every check runs the real ``tooldeck`` console script in a subprocess with the
-secret in its environment (``lint`` in every format, ``list``, ``export`` for
-every provider, ``call`` results and errors), except the TD304 table, the
-reporter and :class:`tooldeck._secrets.Secrets` unit tests and one lint test
-that needs a rule of its own, which run in-process.
+Every check runs the ``tooldeck`` command with the secret in its environment
+(``lint`` in every format, ``list``, ``export`` for every provider, ``call``
+results and errors) in-process, through the ``run_line`` fixture; one test per
+secret runs the real console script in a subprocess, for the way the value
+crosses a process environment and the bytes a process writes. The TD304 table,
+the reporter and :class:`tooldeck._secrets.Secrets` unit tests call the code
+directly.
 
 "Appears" is strict: besides the secret itself, its JSON-escaped forms (with
 and without ``ensure_ascii``), its ``repr()`` forms, its whitespace folded onto
@@ -18,15 +20,14 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 import textwrap
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import NamedTuple
 
 import pytest
 
-from tests.conftest import SCRIPTS
+from tests.conftest import SCRIPTS, RunLine
 from tooldeck import ToolRegistry, load_manifests
 from tooldeck._diagnostics import Diagnostic, Severity, SourceLocation
 from tooldeck._secrets import Secrets
@@ -93,7 +94,7 @@ class Run(NamedTuple):
 
 
 def tooldeck(*args: str, cwd: Path, secret: str) -> Run:
-    """Run the console script with the secret in its environment.
+    """Run the console script in a subprocess with the secret in its environment.
 
     Output is decoded by hand: text mode would turn ``\\r\\n`` into ``\\n`` and
     hide a leaked secret that contains one.
@@ -261,14 +262,28 @@ def project(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def cli(project: Path, secret: str, *args: str) -> Run:
-    return tooldeck(*args, "--allow-handlers", "sec_tools", cwd=project, secret=secret)
+Cli = Callable[..., Run]
+
+
+@pytest.fixture
+def cli(run_line: RunLine, project: Path) -> Cli:
+    """``cli(secret, *args)``: ``tooldeck`` in-process in the project, the secret in its env.
+
+    The output is kept exactly as written (a ``\\r\\n`` stays one), as :func:`tooldeck`
+    decodes a process's bytes by hand.
+    """
+
+    def run(secret: str, *args: str) -> Run:
+        done = run_line(*args, "--allow-handlers", "sec_tools", cwd=project, env={ENV: secret})
+        return Run(done.exit_code, done.stdout, done.stderr)
+
+    return run
 
 
 # ------------------------------------------------------------------------------ lint
 @pytest.mark.parametrize("fmt", sorted(REPORTER_BY_NAME))
-def test_lint_never_shows_the_secret(project: Path, secret: str, fmt: str) -> None:
-    run = cli(project, secret, "lint", "--format", fmt, "broken", "good")
+def test_lint_never_shows_the_secret(cli: Cli, secret: str, fmt: str) -> None:
+    run = cli(secret, "lint", "--format", fmt, "broken", "good")
     assert run.code == 1
     for expected in ("TD108", "TD109", "TD213", "TD215", "TD304"):
         assert expected in run.stdout
@@ -278,13 +293,9 @@ def test_lint_never_shows_the_secret(project: Path, secret: str, fmt: str) -> No
 
 @pytest.mark.parametrize("fmt", sorted(REPORTER_BY_NAME))
 def test_lint_rules_quoting_free_text_are_redacted_by_the_reporter(
-    project: Path,
-    fmt: str,
-    monkeypatch: pytest.MonkeyPatch,
-    capsys: pytest.CaptureFixture[str],
+    project: Path, fmt: str, monkeypatch: pytest.MonkeyPatch, run_line: RunLine
 ) -> None:
     """No rule quotes a description yet; the reporter must mask one that does."""
-    from tooldeck.cli._main import main
     from tooldeck.manifest import _lint as lint
 
     def quoting(ctx: lint.LintContext) -> Iterator[Diagnostic]:
@@ -293,34 +304,38 @@ def test_lint_rules_quoting_free_text_are_redacted_by_the_reporter(
 
     rule = lint.Rule("TD401", "quoting", Severity.WARNING, quoting, "")
     monkeypatch.setattr(lint, "RULES", [rule])
-    monkeypatch.setattr(sys, "path", list(sys.path))
-    monkeypatch.delitem(sys.modules, "sec_tools", raising=False)
-    monkeypatch.setenv(ENV, SECRETS["long"])
-    monkeypatch.chdir(project)
-    main(["lint", "--format", fmt, "--allow-handlers", "sec_tools", "good"])
-    captured = capsys.readouterr()
-    assert "***" in captured.out
-    assert_hidden(SECRETS["long"], captured.out + captured.err)
+    captured = run_line(
+        "lint",
+        "--format",
+        fmt,
+        "--allow-handlers",
+        "sec_tools",
+        "good",
+        cwd=project,
+        env={ENV: SECRETS["long"]},
+    )
+    assert "***" in captured.stdout
+    assert_hidden(SECRETS["long"], captured.stdout + captured.stderr)
 
 
-def test_lint_json_stays_valid_json(project: Path, secret: str) -> None:
-    run = cli(project, secret, "lint", "--format", "json", "broken")
+def test_lint_json_stays_valid_json(cli: Cli, secret: str) -> None:
+    run = cli(secret, "lint", "--format", "json", "broken")
     document = json.loads(run.stdout)
     assert any("***" in d["message"] for d in document["diagnostics"])
 
 
 # ------------------------------------------------------------------------ list, export
 @pytest.mark.parametrize("flags", [(), ("--json",)], ids=["text", "json"])
-def test_list_never_shows_the_secret(project: Path, secret: str, flags: tuple[str, ...]) -> None:
-    run = cli(project, secret, "list", "-m", "good", *flags)
+def test_list_never_shows_the_secret(cli: Cli, secret: str, flags: tuple[str, ...]) -> None:
+    run = cli(secret, "list", "-m", "good", *flags)
     assert run.code == 0, run.output
     assert "***" in run.stdout
     assert_hidden(secret, run.output)
 
 
 @pytest.mark.parametrize("provider", PROVIDERS)
-def test_export_never_shows_the_secret(project: Path, secret: str, provider: str) -> None:
-    run = cli(project, secret, "export", "--provider", provider, "-m", "good")
+def test_export_never_shows_the_secret(cli: Cli, secret: str, provider: str) -> None:
+    run = cli(secret, "export", "--provider", provider, "-m", "good")
     assert run.code == 0, run.output
     assert "***" in run.stdout
     assert_hidden(secret, run.output)
@@ -339,12 +354,27 @@ CALLS = {
 
 @pytest.mark.parametrize(("tool", "arguments", "exit_code"), CALLS.values(), ids=list(CALLS))
 def test_call_never_shows_the_secret(
-    project: Path, secret: str, tool: str, arguments: str, exit_code: int
+    cli: Cli, secret: str, tool: str, arguments: str, exit_code: int
 ) -> None:
-    run = cli(project, secret, "call", tool, "--args", arguments, "-m", "good")
+    run = cli(secret, "call", tool, "--args", arguments, "-m", "good")
     assert run.code == exit_code, run.output
     assert "***" in run.output
     assert_hidden(secret, run.output)
+
+
+def test_a_real_process_never_shows_the_secret(project: Path, secret: str) -> None:
+    """The secret through a real process environment; the bytes it writes, decoded by hand."""
+    allow = ("--allow-handlers", "sec_tools")
+    linted = tooldeck("lint", "broken", "good", *allow, cwd=project, secret=secret)
+    assert linted.code == 1, linted.output
+    assert "***" in linted.stdout
+    assert_hidden(secret, linted.output)
+    failed = tooldeck(
+        "call", "fail", "--args", "{}", "-m", "good", *allow, cwd=project, secret=secret
+    )
+    assert failed.code == 1, failed.output
+    assert "***" in failed.stderr
+    assert_hidden(secret, failed.output)
 
 
 # ----------------------------------------------------------------------------- TD304
@@ -442,8 +472,8 @@ def test_every_identifier_field_has_a_case_here(tmp_path: Path) -> None:
     assert named == {what for _, what in IDENTIFIER_FIELDS}
 
 
-def test_td304_through_the_cli(project: Path, secret: str) -> None:
-    run = cli(project, secret, "lint", "--format", "github", "broken/name.yaml")
+def test_td304_through_the_cli(cli: Cli, secret: str) -> None:
+    run = cli(secret, "lint", "--format", "github", "broken/name.yaml")
     assert run.code == 1
     assert "line=3,col=11,title=TD304::${env:TD_SECRET} in a tool name" in run.stdout
     assert_hidden(secret, run.output)

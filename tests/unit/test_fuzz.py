@@ -47,7 +47,13 @@ def mutated(draw: st.DrawFn) -> str:
 
 
 @settings(
-    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=150,
+    deadline=None,
+    # added to the profile's (the ci profile suppresses too_slow), not instead of them
+    suppress_health_check=[
+        *settings.default.suppress_health_check,
+        HealthCheck.function_scoped_fixture,
+    ],
 )
 @given(text=mutated())
 def test_a_mutated_manifest_loads_or_reports_located_problems(tmp_path_factory, text):
