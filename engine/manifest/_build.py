@@ -159,6 +159,8 @@ class _Builder:
         self.allowed = allowed
         self.bundle: Bundle
         self._reported: set[tuple[str, SourceLocation]] = set()
+        self._handlers: dict[str, Callable[..., Any]] = {}
+        """Handler references resolved in this file: tools often share a handler."""
 
     def report(
         self,
@@ -184,11 +186,15 @@ class _Builder:
         return self.doc.locate(path)
 
     def handler(self, reference: str, path: Path_) -> Callable[..., Any] | None:
+        found = self._handlers.get(reference)
+        if found is not None:
+            return found
         try:
-            return resolve_handler(reference, self.allowed)
-        except ResolveError as exc:
+            found = self._handlers[reference] = resolve_handler(reference, self.allowed)
+        except ResolveError as exc:  # not remembered: each entry naming it is reported
             self.report((*path, "handler"), exc.code, exc.message)
             return None
+        return found
 
     def params(
         self, entries: list[Any], path: Path_, owner: str | None

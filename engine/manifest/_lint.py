@@ -18,7 +18,6 @@ re-levelled; problems that stop a file from loading are always errors.
 
 from __future__ import annotations
 
-import dis
 import inspect
 import tomllib
 import types
@@ -28,7 +27,6 @@ from pathlib import Path
 from typing import Any
 
 from tooldeck._diagnostics import Diagnostic, Severity
-from tooldeck._formats import FORMAT_CHECKER
 from tooldeck._names import is_provider_safe, safe_name
 from tooldeck._registry import ToolRegistry
 from tooldeck.manifest._build import Bundle
@@ -80,13 +78,20 @@ class LintContext:
             tool_name=tool,
         )
 
+    _tools: list[tuple[Bundle, Any, tuple[str | int, ...], dict[str, Any]]] | None = field(
+        default=None, init=False, repr=False, compare=False
+    )
+
     def tools(self) -> Iterator[tuple[Bundle, Any, tuple[str | int, ...], dict[str, Any]]]:
-        """(bundle, spec, path, raw entry) for every tool that built."""
-        for bundle in self.result.bundles.values():
-            data = self.result.documents[bundle.file].data or {}
-            for spec in bundle.tools:
-                path = bundle.tool_paths[spec.name]
-                yield bundle, spec, path, data["tools"][path[1]]
+        """(bundle, spec, path, raw entry) for every tool that built (listed once per run)."""
+        if self._tools is None:
+            self._tools = []
+            for bundle in self.result.bundles.values():
+                data = self.result.documents[bundle.file].data or {}
+                for spec in bundle.tools:
+                    path = bundle.tool_paths[spec.name]
+                    self._tools.append((bundle, spec, path, data["tools"][path[1]]))
+        return iter(self._tools)
 
 
 RULES: list[Rule] = []
@@ -337,9 +342,13 @@ def _format_not_checked(ctx: LintContext) -> Iterator[Diagnostic]:
     Bad:  ``format: date_time``
     Good: ``format: date-time``
     """
-    known = set(FORMAT_CHECKER.checkers)
+    known: set[str] = set()
     for bundle, spec, path, entry in ctx.tools():
         for index, param in enumerate(spec.params):
+            if param.format is not None and not known:  # imports jsonschema: only when needed
+                from tooldeck._formats import FORMAT_CHECKER
+
+                known = set(FORMAT_CHECKER.checkers)
             if param.format is not None and param.format not in known:
                 where = (*path, "params", index, "format") if "params" in entry else path
                 yield ctx.at(
@@ -401,6 +410,8 @@ def _never_awaits(handler: Any) -> bool:
 
 
 def _has_await(code: types.CodeType) -> bool:
+    import dis
+
     if any(op.opname in _AWAIT_OPS for op in dis.get_instructions(code)):
         return True
     return any(isinstance(c, types.CodeType) and _has_await(c) for c in code.co_consts)

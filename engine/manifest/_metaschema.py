@@ -1,10 +1,12 @@
 """Check manifests against ``schemas/manifest.schema.json`` and say where they break.
 
 Python ``jsonschema`` over a 1,000-tool document costs about as much as
-parsing it, so the common case (a valid file) takes a fast path: a boolean
-checker compiled once from the meta-schema's subset of keywords. Only a
-document that fails it goes through full ``jsonschema`` to collect every
-violation, each mapped back to its YAML node's line and column.
+parsing it, so the common case (a valid file) takes a fast path: the
+meta-schema's subset of keywords compiled once into plain Python functions
+(:func:`compile_schema`, one function per subschema, ~1 ms per process).
+Only a document that fails it goes through full ``jsonschema`` (imported
+then) to collect every violation, each mapped back to its YAML node's line
+and column.
 
 =====  ==========================================================
 TD210  unknown key (with the closest allowed key suggested)
@@ -21,20 +23,20 @@ mean" suggestions stop after the first few unknown keys of a mapping.
 
 from __future__ import annotations
 
-import difflib
 import json
 import re
 from collections.abc import Callable, Mapping
 from functools import cache
-from importlib import resources
-from typing import Any
-
-import jsonschema
-from jsonschema import Draft202012Validator
+from typing import TYPE_CHECKING, Any
 
 from tooldeck._diagnostics import Diagnostic
-from tooldeck._validation import json_equal
-from tooldeck.manifest._yamlsource import YamlDocument
+from tooldeck._jsontypes import json_equal
+
+if TYPE_CHECKING:
+    import jsonschema
+    from jsonschema import Draft202012Validator
+
+    from tooldeck.manifest._yamlsource import YamlDocument
 
 __all__ = ["check_document", "compile_schema", "manifest_schema"]
 
@@ -44,14 +46,20 @@ Check = Callable[[Any], bool]
 @cache
 def manifest_schema() -> dict[str, Any]:
     """The meta-schema shipped with the package (``tooldeck schema`` prints it)."""
-    text = resources.files("tooldeck").joinpath("schemas/manifest.schema.json").read_text("utf-8")
-    return json.loads(text)  # type: ignore[no-any-return]
+    import pkgutil  # the package's loader reads it: a folder, a zip or an editable install
+
+    raw = pkgutil.get_data("tooldeck", "schemas/manifest.schema.json")
+    if raw is None:  # pragma: no cover - a loader that cannot read package data
+        raise FileNotFoundError("tooldeck/schemas/manifest.schema.json")
+    return json.loads(raw.decode("utf-8"))  # type: ignore[no-any-return]
 
 
 @cache
 def _validator() -> Draft202012Validator:
+    import jsonschema
+
     extend: Any = jsonschema.validators.extend  # untyped in jsonschema's stubs
-    checker = extend(Draft202012Validator, {"uniqueItems": _unique_items})
+    checker = extend(jsonschema.Draft202012Validator, {"uniqueItems": _unique_items})
     return checker(manifest_schema())  # type: ignore[no-any-return]
 
 
@@ -59,6 +67,8 @@ def _unique_items(
     validator: Draft202012Validator, unique: bool, instance: Any, schema: Mapping[str, Any]
 ) -> Any:
     """jsonschema's ``uniqueItems`` in linear time (its fallback compares every pair)."""
+    import jsonschema
+
     if unique and validator.is_type(instance, "array") and not _unique(instance):
         yield jsonschema.ValidationError(f"{_short(instance)} has non-unique elements")
 
@@ -88,6 +98,10 @@ _MESSAGE_CHARS = 200
 
 
 def _diagnostics(doc: YamlDocument, error: jsonschema.ValidationError) -> list[Diagnostic]:
+    import difflib
+
+    import jsonschema.exceptions
+
     path = list(error.absolute_path)
     keyword: Any = error.validator
     instance: Any = error.instance
@@ -216,168 +230,281 @@ _ANNOTATIONS = frozenset(
         "format",
     }
 )
-_TYPES: dict[str, Check] = {
-    "string": lambda v: isinstance(v, str),
-    "integer": lambda v: (
-        (isinstance(v, int) and not isinstance(v, bool))
-        or (isinstance(v, float) and v.is_integer())
-    ),
-    "number": lambda v: isinstance(v, int | float) and not isinstance(v, bool),
-    "boolean": lambda v: isinstance(v, bool),
-    "array": lambda v: isinstance(v, list),
-    "object": lambda v: isinstance(v, dict),
-    "null": lambda v: v is None,
+_TYPE_TESTS: dict[str, str] = {
+    "string": "isinstance(v, str)",
+    "integer": "((isinstance(v, int) and not isinstance(v, bool))"
+    " or (isinstance(v, float) and v.is_integer()))",
+    "number": "(isinstance(v, (int, float)) and not isinstance(v, bool))",
+    "boolean": "isinstance(v, bool)",
+    "array": "isinstance(v, list)",
+    "object": "isinstance(v, dict)",
+    "null": "v is None",
 }
+"""JSON Schema's types (``1.0`` is an integer, booleans are not numbers) as expressions."""
+_OBJECT_KEYWORDS = frozenset(
+    {"properties", "additionalProperties", "required", "minProperties", "propertyNames"}
+)
+_ARRAY_KEYWORDS = frozenset({"items", "minItems", "maxItems", "uniqueItems"})
+_STRING_KEYWORDS = frozenset({"minLength", "maxLength", "pattern"})
+_NUMBER_FAILS = {  # jsonschema's own comparisons: a value fails when this holds (NaN never does)
+    "minimum": "v < {}",
+    "maximum": "v > {}",
+    "exclusiveMinimum": "v <= {}",
+    "exclusiveMaximum": "v >= {}",
+}
+_BRANCHES = ("anyOf", "oneOf")
+_SIZES = ("minItems", "maxItems", "minLength", "maxLength", "minProperties")
+_KNOWN = frozenset(
+    {"$ref", "type", "const", "enum", "anyOf", "oneOf", "additionalItems"}
+    | _OBJECT_KEYWORDS
+    | _ARRAY_KEYWORDS
+    | _STRING_KEYWORDS
+    | _NUMBER_FAILS.keys()
+    | _ANNOTATIONS
+)
 
 
 def compile_schema(schema: Any, root: Mapping[str, Any]) -> Check:
-    """A boolean checker for the keyword subset the meta-schema uses.
+    """A boolean checker for ``schema`` (references resolve in ``root``).
 
-    Keywords outside the subset fall back to jsonschema for that subschema,
-    so the result always agrees with ``Draft202012Validator.is_valid``.
+    The keywords the meta-schema uses become Python source, one function per
+    subschema, compiled once; a subschema with any other keyword is checked
+    by jsonschema, so the result always agrees with
+    ``Draft202012Validator.is_valid``. The functions never raise on JSON
+    values: every keyword is guarded by the type it applies to.
     """
-    compiled: dict[int, Check] = {}
-    return _compile(schema, root, compiled)
-
-
-def _compile(schema: Any, root: Mapping[str, Any], memo: dict[int, Check]) -> Check:
-    if schema is True:
-        return lambda v: True
-    if schema is False:
-        return lambda v: False
-    key = id(schema)
-    if key in memo:
-        return memo[key]
-    slot: list[Check] = []
-    memo[key] = lambda v: slot[0](v)  # noqa: PLW0108 - recursion through $ref resolves lazily
-    tests = _tests(schema, root, memo)
-    if tests is None:
-        validator = Draft202012Validator({**schema, "$defs": root.get("$defs", {})})
-        check: Check = validator.is_valid
-    elif not tests:
-        check = lambda v: True  # noqa: E731
-    elif len(tests) == 1:
-        check = tests[0]
-    else:
-        all_tests = tuple(tests)
-        check = lambda v: all(t(v) for t in all_tests)  # noqa: E731
-    slot.append(check)
-    memo[key] = check
+    compiler = _Compiler(root)
+    entry = compiler.function(schema)
+    lines = compiler.lines + compiler.aliases  # aliases and tables after what they name
+    for table, functions in compiler.tables:
+        entries = ", ".join(f"{key!r}: {function}" for key, function in functions.items())
+        lines.append(f"{table} = {{{entries}}}")
+    source = "\n".join(lines) + "\n"
+    namespace: dict[str, Any] = dict(compiler.constants)
+    exec(compile(source, "<tooldeck manifest meta-schema>", "exec"), namespace)
+    check: Check = namespace[entry]
     return check
 
 
-def _tests(
-    schema: Mapping[str, Any], root: Mapping[str, Any], memo: dict[int, Check]
-) -> list[Check] | None:
-    """One check per keyword; None when a keyword is outside the compiled subset."""
-    tests: list[Check] = []
-    for keyword, value in schema.items():
-        if keyword in _ANNOTATIONS or keyword == "additionalItems":
-            continue
-        if keyword == "$ref":
-            if not value.startswith("#/"):
-                return None
-            target: Any = root
-            for part in value[2:].split("/"):
-                target = target[part.replace("~1", "/").replace("~0", "~")]
-            tests.append(_compile(target, root, memo))
-        elif keyword == "type":
-            tests.append(_type_test([value] if isinstance(value, str) else list(value)))
-        elif keyword in ("const", "enum"):
-            tests.append(_equal_test((value,) if keyword == "const" else tuple(value)))
-        elif keyword == "properties":
-            props = {name: _compile(sub, root, memo) for name, sub in value.items()}
-            tests.append(_properties_test(props))
-        elif keyword == "additionalProperties":
-            known = frozenset(schema.get("properties", {}))
-            tests.append(_additional_test(known, _compile(value, root, memo)))
-        elif keyword == "required":
-            tests.append(_required_test(tuple(value)))
-        elif keyword == "items":
-            tests.append(_items_test(_compile(value, root, memo)))
-        elif keyword in _SIZE_KINDS:
-            tests.append(_size(keyword, value))
-        elif keyword in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"):
-            tests.append(_bound(keyword, value))
-        elif keyword == "pattern":
-            tests.append(_pattern_test(re.compile(value)))
-        elif keyword == "uniqueItems":
-            if value:
-                tests.append(_unique)
-        elif keyword in ("oneOf", "anyOf"):
-            branches = tuple(_compile(b, root, memo) for b in value)
-            tests.append(_any_test(branches) if keyword == "anyOf" else _one_test(branches))
-        else:
+def _always(v: Any) -> bool:
+    return True
+
+
+def _never(v: Any) -> bool:
+    return False
+
+
+def _enum(v: Any, options: tuple[Any, ...]) -> bool:
+    return any(json_equal(v, o) for o in options)
+
+
+class _Compiler:
+    """Writes one ``def _sN(v)`` per subschema; names are handed out before bodies exist,
+    so recursive references (a parameter's ``properties`` are parameters) just work."""
+
+    def __init__(self, root: Mapping[str, Any]) -> None:
+        self.root = root
+        self.lines: list[str] = []
+        self.constants: dict[str, Any] = {
+            "_always": _always,
+            "_never": _never,
+            "_enum": _enum,
+            "_unique": _unique,
+        }
+        self.aliases: list[str] = []
+        """``_sN = _sM`` for subschemas that are only a reference."""
+        self.tables: list[tuple[str, dict[str, str]]] = []
+        """``properties`` lookups: global name -> {property: function name}."""
+        self._names: dict[int, str] = {}
+        self._bodies: dict[str, str] = {}  # a body written once serves equal subschemas
+        self._keep: list[Any] = []  # schemas named by id() stay alive while compiling
+
+    def constant(self, value: Any) -> str:
+        name = f"_c{len(self.constants) + len(self.tables)}"
+        self.constants[name] = value
+        return name
+
+    def function(self, schema: Any) -> str:
+        """The name of the function checking ``schema`` (written on first request)."""
+        if schema is True:
+            return "_always"
+        if schema is False:
+            return "_never"
+        key = id(schema)
+        if key not in self._names:
+            self._keep.append(schema)
+            name = self._names[key] = f"_s{len(self._names)}"
+            target = self._alias(schema)
+            if target is None:
+                self._write(name, schema)
+            else:  # only a $ref (and annotations): the target's function, under this name too
+                function = self.function(target)
+                if function == name:  # a reference to itself and nothing else
+                    self._fallback(name, schema)
+                else:
+                    self._names[key] = function
+                    self.aliases.append(f"{name} = {function}")
+        return self._names[key]
+
+    def _alias(self, schema: Any) -> Any:
+        if not isinstance(schema, dict) or "$ref" not in schema:
             return None
-    return tests
+        if not set(schema) - _ANNOTATIONS <= {"$ref"}:
+            return None
+        return self._resolve(schema["$ref"])
 
+    def _resolve(self, reference: Any) -> Any:
+        if not isinstance(reference, str) or not reference.startswith("#/"):
+            return None
+        target: Any = self.root
+        for part in reference[2:].split("/"):
+            target = target[part.replace("~1", "/").replace("~0", "~")]
+        return target
 
-def _type_test(names: list[str]) -> Check:
-    checks = tuple(_TYPES[n] for n in names)
-    return lambda v: any(t(v) for t in checks)
+    def _fallback(self, name: str, schema: Any) -> None:
+        """A subschema outside the compiled subset: jsonschema checks it."""
+        from jsonschema import Draft202012Validator
 
+        validator = Draft202012Validator({**schema, "$defs": self.root.get("$defs", {})})
+        self.lines += [f"def {name}(v):", f"    return {self.constant(validator.is_valid)}(v)"]
 
-def _equal_test(options: tuple[Any, ...]) -> Check:
-    return lambda v: any(json_equal(v, o) for o in options)
+    def _write(self, name: str, schema: Any) -> None:
+        if not self._compilable(schema):
+            self._fallback(name, schema)
+            return
+        body: list[str] = []
+        for keyword, value in schema.items():
+            body += self._keyword(keyword, value)
+        only = schema.get("type")  # a single type already checked above needs no guard
+        for kind, checks in (
+            ("object", self._object(schema)),
+            ("array", self._array(schema)),
+            ("string", self._string(schema)),
+            ("number", self._number(schema)),
+        ):
+            if not checks:
+                continue
+            if only == kind or (kind == "number" and only == "integer"):
+                body += checks
+            else:
+                body += [f"if {_TYPE_TESTS[kind]}:", *("    " + line for line in checks)]
+        text = "".join(f"    {line}\n" for line in body)
+        same = self._bodies.get(text)
+        if same is not None:
+            self._names[id(schema)] = same
+            self.aliases.append(f"{name} = {same}")
+            return
+        self._bodies[text] = name
+        self.lines.append(f"def {name}(v):\n{text}    return True")
 
+    def _compilable(self, schema: Any) -> bool:
+        """Only keywords of the subset, each with a value of the shape the subset expects."""
+        if not isinstance(schema, dict) or not set(schema) <= _KNOWN:
+            return False
+        kinds = schema.get("type", "string")
+        names = [kinds] if isinstance(kinds, str) else kinds
+        shapes = (
+            isinstance(names, list) and all(n in _TYPE_TESTS for n in names),
+            "$ref" not in schema or self._resolve(schema["$ref"]) is not None,
+            isinstance(schema.get("enum", []), list),
+            isinstance(schema.get("required", []), list),
+            isinstance(schema.get("properties", {}), dict),
+            not isinstance(schema.get("items"), list),  # the pre-2020 tuple form
+            all(isinstance(schema.get(k, []), list) and schema.get(k, [0]) for k in _BRANCHES),
+            all(type(schema.get(k, 0)) is int for k in _SIZES),
+            all(type(schema.get(k, 0)) in (int, float) for k in _NUMBER_FAILS),
+        )
+        return all(shapes)
 
-def _properties_test(props: dict[str, Check]) -> Check:
-    return lambda v: not isinstance(v, dict) or all(props[k](x) for k, x in v.items() if k in props)
+    def _keyword(self, keyword: str, value: Any) -> list[str]:
+        """The checks that apply to every type."""
+        if keyword == "$ref":
+            return [f"if not {self.function(self._resolve(value))}(v): return False"]
+        if keyword == "type":
+            names = [value] if isinstance(value, str) else list(value)
+            tests = " or ".join(_TYPE_TESTS[n] for n in names) or "False"
+            return [f"if not ({tests}): return False"]
+        if keyword in ("const", "enum"):
+            options = (value,) if keyword == "const" else tuple(value)
+            if options and all(type(o) is str for o in options):
+                allowed = self.constant(frozenset(options))
+                return [f"if not (isinstance(v, str) and v in {allowed}): return False"]
+            return [f"if not _enum(v, {self.constant(options)}): return False"]
+        if keyword in ("anyOf", "oneOf"):
+            calls = [f"{self.function(branch)}(v)" for branch in value]
+            if keyword == "anyOf":
+                return [f"if not ({' or '.join(calls) or 'False'}): return False"]
+            return [f"if ({' + '.join(calls) or '0'}) != 1: return False"]
+        return []  # annotations and the type-specific keywords (below)
 
+    def _object(self, schema: Mapping[str, Any]) -> list[str]:
+        if not _OBJECT_KEYWORDS & schema.keys():
+            return []
+        body = []
+        if schema.get("required"):
+            needed = self.constant(frozenset(schema["required"]))
+            body.append(f"if not v.keys() >= {needed}: return False")
+        if "minProperties" in schema:
+            body.append(f"if len(v) < {schema['minProperties']}: return False")
+        if "propertyNames" in schema:
+            check = self.function(schema["propertyNames"])
+            body += ["for k in v:", f"    if not {check}(k): return False"]
+        props = {k: self.function(sub) for k, sub in schema.get("properties", {}).items()}
+        extra = schema.get("additionalProperties", True)
+        if props or extra is not True:
+            body.append("for k, x in v.items():")
+            if props:
+                table = f"_c{len(self.constants) + len(self.tables)}"
+                self.tables.append((table, props))
+                body += [f"    c = {table}.get(k)", "    if c is not None:"]
+                body.append("        if not c(x): return False")
+                if extra is False:
+                    body.append("    else: return False")
+                elif extra is not True:
+                    body.append(f"    elif not {self.function(extra)}(x): return False")
+            elif extra is False:
+                body.append("    return False")
+            else:
+                body.append(f"    if not {self.function(extra)}(x): return False")
+        return body
 
-def _additional_test(known: frozenset[str], extra: Check) -> Check:
-    return lambda v: (
-        not isinstance(v, dict) or all(extra(x) for name, x in v.items() if name not in known)
-    )
+    def _array(self, schema: Mapping[str, Any]) -> list[str]:
+        if not _ARRAY_KEYWORDS & schema.keys():
+            return []
+        body = []
+        if "minItems" in schema:
+            body.append(f"if len(v) < {schema['minItems']}: return False")
+        if "maxItems" in schema:
+            body.append(f"if len(v) > {schema['maxItems']}: return False")
+        if schema.get("uniqueItems"):
+            body.append("if not _unique(v): return False")
+        if "items" in schema and schema["items"] is not True:
+            check = self.function(schema["items"])
+            body += ["for x in v:", f"    if not {check}(x): return False"]
+        return body
 
+    def _string(self, schema: Mapping[str, Any]) -> list[str]:
+        if not _STRING_KEYWORDS & schema.keys():
+            return []
+        body = []
+        if "minLength" in schema:
+            body.append(f"if len(v) < {schema['minLength']}: return False")
+        if "maxLength" in schema:
+            body.append(f"if len(v) > {schema['maxLength']}: return False")
+        if "pattern" in schema:
+            pattern = self.constant(re.compile(schema["pattern"]))
+            body.append(f"if {pattern}.search(v) is None: return False")
+        return body
 
-def _required_test(needed: tuple[str, ...]) -> Check:
-    return lambda v: not isinstance(v, dict) or all(k in v for k in needed)
-
-
-def _items_test(item: Check) -> Check:
-    return lambda v: not isinstance(v, list) or all(item(x) for x in v)
-
-
-def _pattern_test(pattern: re.Pattern[str]) -> Check:
-    return lambda v: not isinstance(v, str) or pattern.search(v) is not None
-
-
-def _any_test(branches: tuple[Check, ...]) -> Check:
-    return lambda v: any(t(v) for t in branches)
-
-
-def _one_test(branches: tuple[Check, ...]) -> Check:
-    return lambda v: sum(1 for t in branches if t(v)) == 1
-
-
-_SIZE_KINDS: dict[str, type[list[Any]] | type[str] | type[dict[str, Any]]] = {
-    "minItems": list,
-    "maxItems": list,
-    "minLength": str,
-    "maxLength": str,
-    "minProperties": dict,
-}
-
-
-def _size(keyword: str, bound: int) -> Check:
-    kind = _SIZE_KINDS[keyword]
-    if keyword.startswith("min"):
-        return lambda v: not isinstance(v, kind) or len(v) >= bound
-    return lambda v: not isinstance(v, kind) or len(v) <= bound
-
-
-def _bound(keyword: str, bound: float) -> Check:
-    def number(v: Any) -> bool:
-        return isinstance(v, int | float) and not isinstance(v, bool)
-
-    if keyword == "minimum":
-        return lambda v: not number(v) or v >= bound
-    if keyword == "maximum":
-        return lambda v: not number(v) or v <= bound
-    if keyword == "exclusiveMinimum":
-        return lambda v: not number(v) or v > bound
-    return lambda v: not number(v) or v < bound
+    def _number(self, schema: Mapping[str, Any]) -> list[str]:
+        bounds = [(k, schema[k]) for k in _NUMBER_FAILS if k in schema]
+        if not bounds:
+            return []
+        body = []
+        for keyword, bound in bounds:
+            failing = _NUMBER_FAILS[keyword].format(self.constant(bound))
+            body.append(f"if {failing}: return False")
+        return body
 
 
 def _unique(value: Any) -> bool:

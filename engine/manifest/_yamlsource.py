@@ -76,15 +76,64 @@ MAX_INTEGER = 2**63 - 1
 MIN_INTEGER = -(2**63)
 """Smallest integer a manifest may hold (TD214)."""
 
-_Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_BaseLoader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _TAG = "tag:yaml.org,2002:"
 _STR, _INT, _FLOAT, _BOOL, _NULL = (_TAG + t for t in ("str", "int", "float", "bool", "null"))
 _SEQ, _MAP, _TIMESTAMP = _TAG + "seq", _TAG + "map", _TAG + "timestamp"
 _MERGE = _TAG + "merge"
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _SCALARS = yaml.constructor.SafeConstructor()
+_ScalarNode = yaml.ScalarNode
 
-_COMPOSE_DEPTH = 1000 if _Loader is not yaml.SafeLoader else 0
+_RESOLVERS: dict[Any, list[tuple[str, re.Pattern[str]]]] = {
+    first: list(entries) for first, entries in _BaseLoader.yaml_implicit_resolvers.items()
+}
+"""PyYAML's implicit resolvers (YAML 1.1 ``yes``/``1_000``/``~``...), copied at import."""
+_PLAIN_TAGS: dict[str, str] = {}
+"""Plain scalar text -> its resolved tag, for short texts (keys, types, numbers) seen before."""
+_PLAIN_MEMO_CHARS = 64
+_PLAIN_MEMO_SIZE = 20_000
+
+
+def _plain_tag(value: str) -> str:
+    """What PyYAML's ``BaseResolver.resolve`` gives a plain (unquoted) scalar."""
+    tag = _PLAIN_TAGS.get(value)
+    if tag is not None:
+        return tag
+    tag = _STR
+    candidates = _RESOLVERS.get(value[:1], [])
+    for resolved, pattern in candidates + _RESOLVERS.get(None, []):
+        if pattern.match(value):
+            tag = resolved
+            break
+    if len(value) <= _PLAIN_MEMO_CHARS and len(_PLAIN_TAGS) < _PLAIN_MEMO_SIZE:
+        _PLAIN_TAGS[value] = tag
+    return tag
+
+
+class _Loader(_BaseLoader):  # type: ignore[misc]
+    """The safe loader with a memoised resolver: every node gets the tag PyYAML's gives.
+
+    libyaml composes in C but asks the Python resolver for the tag of every
+    node; PyYAML's resolver tries its regular expressions on each plain
+    scalar again (a 1,000-tool catalogue has ~30,000, mostly the same few
+    hundred keys and values), about a fifth of the compose time. Here the tag of
+    a short plain scalar is remembered, and the resolver tables are this
+    class's own copies (no path resolvers, the implicit ones copied at
+    import), so a library registering resolvers on PyYAML's shared loader
+    classes changes neither manifests nor the memo.
+    """
+
+    yaml_implicit_resolvers = _RESOLVERS
+    yaml_path_resolvers: dict[Any, Any] = {}  # noqa: RUF012 - PyYAML's class-level table
+
+    def resolve(self, kind: Any, value: Any, implicit: Any) -> str:
+        if kind is yaml.ScalarNode:
+            return _plain_tag(value) if implicit[0] else _STR
+        return _SEQ if kind is yaml.SequenceNode else _MAP
+
+
+_COMPOSE_DEPTH = 1000 if _BaseLoader is not yaml.SafeLoader else 0
 """Nesting PyYAML's composer may safely recurse through.
 
 The C composer recurses once per level with no limit of its own; measured at
@@ -551,12 +600,15 @@ class _Converter:
         out: dict[str, Any] = {}
         seen: dict[str, yaml.Node] = {}
         merged: dict[str, Any] = {}
+        inline = depth < MAX_DEPTH  # a child string is not too deep: it may skip value()
         for key_node, value_node in node.value:
-            if key_node.tag == _MERGE:
+            if key_node.tag == _STR and type(key_node) is _ScalarNode:
+                pass  # the usual key: a string
+            elif key_node.tag == _MERGE:
                 self._spend(key_node)  # `<<: []` merges nothing, but is visited all the same
                 self._merge(merged, value_node, depth)
                 continue
-            if _plain_word_key(key_node):
+            elif _plain_word_key(key_node):
                 pass  # `on:` / `yes:` keys: YAML 1.1 booleans, but always meant as names
             elif not isinstance(key_node, yaml.ScalarNode) or key_node.tag != _STR:
                 if isinstance(key_node, yaml.ScalarNode):
@@ -580,7 +632,18 @@ class _Converter:
                 )
                 continue
             seen[key] = key_node
-            out[key] = self.value(value_node, depth + 1)
+            if (
+                inline
+                and value_node.tag == _STR
+                and type(value_node) is _ScalarNode
+                and not len(value_node.value) >> _TEXT_PER_VISIT
+            ):  # what value() does for a short string, without the call (most values are)
+                self.budget -= 1
+                if self.budget < 0:
+                    raise _Refused(self._too_many(value_node))
+                out[key] = value_node.value
+            else:
+                out[key] = self.value(value_node, depth + 1)
         for key, value in merged.items():
             out.setdefault(key, value)
         return out
@@ -630,6 +693,8 @@ class _Converter:
         refused by its length alone.
         """
         text = node.value
+        if 0 < len(text) < 19 and text.isdigit() and text.isascii() and text[0] != "0":
+            return int(text)  # plain decimal, inside 64 bits: what construct_yaml_int gives
         digits = text.replace("_", "")
         if len(digits) > _NUMBER_CHARS:
             if _INT_FORM.fullmatch(text) is None:

@@ -7,8 +7,12 @@ descriptions, so besides validating fixtures these tests keep it documented and 
 
 from __future__ import annotations
 
+import copy
 import json
+import random
 import re
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -318,3 +322,208 @@ def test_full_fixture_uses_every_field() -> None:
     }
     for name, keys in used.items():
         assert set(defs[name]["properties"]) - keys == set(), name
+
+
+# -- the compiled fast check (tooldeck.manifest._metaschema) ----------------------------------
+
+FAST_VALUES: list[Any] = [
+    None,
+    True,
+    False,
+    0,
+    1,
+    -1,
+    1.5,
+    2.0,
+    float("nan"),
+    float("inf"),
+    -float("inf"),
+    10**30,
+    "",
+    "x",
+    "string",
+    "integer",
+    "any",
+    "5s",
+    "0s",
+    "500ms",
+    "-1s",
+    "a.b:c",
+    "tooldeck.handlers.files:read_file",
+    "json",
+    "text",
+    "project_dir",
+    "stdio",
+    "assistant",
+    [],
+    ["a"],
+    ["a", "a"],
+    [1, 1.0],
+    [True, 1],
+    ["string", "null"],
+    ["string", "nope"],
+    {},
+    {"name": "x"},
+    {"type": "string"},
+    {"A_B": "x"},
+    {"1A": "x"},
+    {"A": 1},
+]
+FAST_KEYS = [
+    "extra",
+    "nme",
+    "name",
+    "type",
+    "minimum",
+    "enum",
+    "items",
+    "properties",
+    "env",
+    "pattern",
+    "default",
+    "select",
+    "max_chars",
+    "retry",
+    "timeout",
+    "tags",
+    "inject",
+    "schema",
+    "url",
+    "command",
+    "via",
+    "role",
+    "template",
+    "backoff",
+    "on",
+    "format",
+    "required",
+    "version",
+    "defaults",
+    "result",
+]
+
+
+def _mutations(document: Any, rng: random.Random, count: int) -> Iterator[Any]:
+    """``document`` with one or two values replaced, keys added or removed, items repeated."""
+
+    def paths(value: Any, prefix: tuple[Any, ...] = ()) -> Iterator[tuple[Any, ...]]:
+        if prefix:
+            yield prefix
+        if isinstance(value, dict):
+            for key, child in value.items():
+                yield from paths(child, (*prefix, key))
+        elif isinstance(value, list):
+            for index, child in enumerate(value):
+                yield from paths(child, (*prefix, index))
+
+    for _ in range(count):
+        mutated = copy.deepcopy(document)
+        for _ in range(rng.choice((1, 1, 2))):
+            where = list(paths(mutated))
+            if not where:
+                break
+            path = rng.choice(where)
+            parent = mutated
+            for part in path[:-1]:
+                parent = parent[part]
+            roll = rng.random()
+            if roll < 0.55:
+                parent[path[-1]] = copy.deepcopy(rng.choice(FAST_VALUES))
+            elif roll < 0.85 and isinstance(parent, dict):
+                parent[rng.choice(FAST_KEYS)] = copy.deepcopy(rng.choice(FAST_VALUES))
+            elif isinstance(parent, dict):
+                del parent[path[-1]]
+            else:
+                parent.append(copy.deepcopy(parent[path[-1]]))
+        yield mutated
+
+
+def test_fast_check_agrees_with_jsonschema_on_every_fixture() -> None:
+    from tooldeck.manifest._metaschema import _fast_check
+
+    check = _fast_check()
+    for path in [*VALID, *INVALID]:
+        document = load_fixture(path)
+        assert check(document) == MANIFEST.is_valid(document), path.name
+
+
+def test_fast_check_agrees_with_jsonschema_on_mutated_manifests() -> None:
+    """Thousands of near-valid documents: the compiled check and jsonschema never disagree."""
+    from tooldeck.manifest._metaschema import _fast_check
+
+    check = _fast_check()
+    rng = random.Random(20261123)
+    compared = failing = 0
+    for path in VALID:
+        for document in _mutations(load_fixture(path), rng, 150):
+            expected = MANIFEST.is_valid(document)
+            assert check(document) == expected, (path.name, document)
+            compared += 1
+            failing += not expected
+    assert compared >= 1000
+    assert 0.2 < failing / compared < 0.9  # both outcomes are well represented
+
+
+@pytest.mark.parametrize(
+    ("schema", "values"),
+    [
+        ({"minimum": 1}, [0, 1, 2.5, float("nan"), True, "0"]),
+        ({"exclusiveMaximum": 3}, [2, 3, float("nan"), float("inf")]),
+        ({"type": "integer"}, [1, 1.0, 1.5, True, "1", float("inf")]),
+        ({"enum": [1, "a", None]}, [1, 1.0, True, "a", None, "b", [1]]),
+        ({"const": [1, {"a": True}]}, [[1, {"a": True}], [1.0, {"a": True}], [1, {"a": 1}]]),
+        ({"uniqueItems": True}, [[1, 1.0], [1, True], [[1], [1]], [{"a": 1}, {"a": 1}], [1, 2]]),
+        ({"propertyNames": {"pattern": "^[a-z]+$"}}, [{"ab": 1}, {"Ab": 1}, {}, "Ab", ["Ab"]]),
+        ({"oneOf": [{"type": "number"}, {"type": "integer"}]}, [1, 1.5, "x"]),
+        ({"additionalProperties": False, "properties": {"a": True}}, [{"a": 1}, {"b": 1}, []]),
+        ({"not": {"type": "string"}}, ["x", 1, None]),  # outside the subset: jsonschema checks it
+        ({"maxProperties": 1}, [{}, {"a": 1}, {"a": 1, "b": 2}]),
+    ],
+)
+def test_compile_schema_agrees_with_jsonschema(schema: dict[str, Any], values: list[Any]) -> None:
+    from tooldeck.manifest._metaschema import compile_schema
+
+    check = compile_schema(schema, schema)
+    for value in values:
+        assert check(value) == Draft202012Validator(schema).is_valid(value), value
+
+
+def test_compile_schema_follows_recursive_references() -> None:
+    from tooldeck.manifest._metaschema import compile_schema
+
+    schema = {
+        "$defs": {
+            "Node": {
+                "type": "object",
+                "properties": {"children": {"type": "array", "items": {"$ref": "#/$defs/Node"}}},
+                "additionalProperties": False,
+            },
+            "Alias": {"$ref": "#/$defs/Node", "description": "only a reference"},
+        },
+        "$ref": "#/$defs/Alias",
+    }
+    check = compile_schema(schema, schema)
+    deep: dict[str, Any] = {"children": []}
+    for _ in range(50):
+        deep = {"children": [deep, {"children": []}]}
+    assert check(deep)
+    deep["children"][1]["children"] = [{"oops": 1}]
+    assert not check(deep)
+    assert check(deep) == Draft202012Validator(schema).is_valid(deep)
+
+
+def test_checking_a_valid_manifest_does_not_import_jsonschema() -> None:
+    """The meta-schema is inside the compiled subset: jsonschema is only for explaining failures."""
+    code = (
+        "import sys\n"
+        "from tooldeck.manifest._metaschema import check_document\n"
+        "from tooldeck.manifest._yamlsource import read_yaml\n"
+        f"doc = read_yaml({str(VALID[0])!r})\n"
+        "assert check_document(doc) == []\n"
+        "print('jsonschema' in sys.modules)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "False"

@@ -473,3 +473,92 @@ def test_odd_keys_in_diagnostics_get_bracketed_paths(tmp_path: Path) -> None:
     assert diagnostic.location is not None
     assert diagnostic.location.json_path == "$.tools[0]['my key']"
     assert (diagnostic.location.line, diagnostic.location.column) == (4, 5)
+
+
+# -- the memoised resolver ---------------------------------------------------------------
+
+RESOLVER_SCALARS = [
+    *("", "~", "null", "Null", "NULL", "nULL", "yes", "No", "on", "OFF", "y", "n", "Y", "N"),
+    *("true", "False", "TRUE", "tRUE", "0", "-1", "+1", "0x1F", "0o7", "017", "0b101", "-0b1"),
+    *("1_000", "1:30", "190:20:30.15", "1.5", ".5", "-.inf", ".NaN", ".nan", "1e3", "1.0e+3"),
+    *("6.8523015e+5", "685.230_15e+03", "2001-12-14", "2001-12-14t21:59:43.10-05:00"),
+    *("<<", "=", "abc", "Yes please", "12abc", "_", "a b", "nullx", "1.2.3", "+", "."),
+]
+
+
+def _tags(node: object) -> list[tuple[str, object]]:
+    """Every node's kind, tag and scalar value, in document order (aliases visited once)."""
+    import yaml
+
+    out: list[tuple[str, object]] = []
+    pending = [node]
+    seen: set[int] = set()
+    while pending:
+        current = pending.pop()
+        assert isinstance(current, yaml.Node)
+        if id(current) in seen:
+            out.append(("alias", None))
+            continue
+        seen.add(id(current))
+        value = current.value if isinstance(current, yaml.ScalarNode) else None
+        out.append((f"{type(current).__name__}:{current.tag}", value))
+        if isinstance(current, yaml.SequenceNode):
+            pending.extend(reversed(current.value))
+        elif isinstance(current, yaml.MappingNode):
+            for key, item in reversed(current.value):
+                pending += [item, key]
+    return out
+
+
+def test_memoised_resolver_tags_every_scalar_as_pyyaml_does() -> None:
+    import yaml
+
+    from tooldeck.manifest import _yamlsource
+
+    lines = []
+    for index, text in enumerate(RESOLVER_SCALARS):
+        lines += [f"p{index}: {text}", f"q{index}: '{text}'", f'r{index}: "{text}"']
+        lines.append(f"s{index}: [{text or '~'}, {{k: {text or '~'}}}]")
+    lines += ["t: !!str 1", "u: !!int '7'", "v: &a {x: 1}", "w: *a", "x: {<<: *a, y: 2}"]
+    document = "\n".join(lines) + "\n"
+    for _ in range(2):  # the second pass answers from the memo
+        expected = _tags(yaml.compose(document, Loader=yaml.SafeLoader))
+        assert _tags(yaml.compose(document, Loader=_yamlsource._Loader)) == expected
+
+
+def test_memoised_resolver_tags_the_repository_manifests_as_pyyaml_does() -> None:
+    import yaml
+
+    from tooldeck.manifest import _yamlsource
+
+    root = Path(__file__).resolve().parents[2]
+    files = [*root.glob("manifests/*.yaml"), *root.glob("tests/fixtures/**/*.yaml")]
+    compared = 0
+    for path in files:
+        text = path.read_text("utf-8", errors="replace")
+        if len(text) > 20_000 or not _yamlsource._shallow(text):  # libyaml recurses in C
+            continue
+        try:
+            expected = _tags(yaml.compose(text, Loader=yaml.SafeLoader))
+        except (yaml.YAMLError, AssertionError, RecursionError):
+            continue
+        assert _tags(yaml.compose(text, Loader=_yamlsource._Loader)) == expected, path
+        compared += 1
+    assert compared > 20
+
+
+def test_resolvers_added_to_pyyaml_loaders_do_not_change_manifests(
+    monkeypatch: pytest.MonkeyPatch, read
+) -> None:
+    """Manifests resolve YAML 1.1 as shipped, whatever else in the process registers."""
+    import re
+
+    import yaml
+
+    for loader in (yaml.SafeLoader, getattr(yaml, "CSafeLoader", yaml.SafeLoader)):
+        table = {k: list(v) for k, v in loader.yaml_implicit_resolvers.items()}
+        table.setdefault("d", []).insert(0, ("tag:example.com,2026:day", re.compile("^day$")))
+        monkeypatch.setattr(loader, "yaml_implicit_resolvers", table)
+    doc = read("version: 1\ndescription: day\n")
+    assert doc.diagnostics == []
+    assert doc.data == {"version": 1, "description": "day"}
