@@ -173,7 +173,7 @@ class PreparedTool:
         """Complete arguments -> handler kwargs (conversion, injection); mutates ``arguments``."""
         try:
             for name, convert in self.converters:
-                if name in arguments:
+                if arguments.get(name) is not None:  # None stays None (an absent default)
                     arguments[name] = convert(arguments[name])
         except ConversionError as exc:
             raise ArgumentError([f"$.{name}: {exc}"]) from exc

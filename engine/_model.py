@@ -269,6 +269,30 @@ class ParamDescriptor:
         return self.default is not MISSING
 
     @property
+    def absent_default(self) -> bool:
+        """``default: null`` on a type that has no null: "optional, None when absent".
+
+        How Python authors write an optional parameter (about one real
+        definition in seven with defaults). The parameter is optional, the
+        handler gets ``None`` unless it has a default of its own, and no
+        schema shows the null (it is not a value of the declared type).
+        """
+        if self.default is not None:
+            return False
+        if self.schema is not None:
+            declared = self.schema.get("type")
+            if declared is None:
+                return False
+            kinds = (declared,) if isinstance(declared, str) else tuple(declared)
+            return "null" not in kinds
+        types = self.types
+        return (
+            bool(types)
+            and "null" not in types
+            and not (self.enum is not None and None in self.enum)
+        )
+
+    @property
     def injected(self) -> str | None:
         """What fills this parameter when it is a tool's top-level parameter.
 

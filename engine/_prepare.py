@@ -72,7 +72,11 @@ def prepare_tool(spec: ToolSpec) -> PreparedTool:
             code="TD107",
         ) from exc
     _check_nested(spec, spec.params, root_defs or {}, top=True)
-    defaults = _default_plan(spec, root_defs)
+    profile = _profile(spec.handler, signature)
+    handler_defaults = frozenset(
+        name for name, info in (profile.params.items() if profile else ()) if info.has_default
+    )
+    defaults = _default_plan(spec, root_defs, handler_defaults)
     binding = _bind_handler(spec, signature)
     return PreparedTool(
         **common,
@@ -161,6 +165,7 @@ def _check_nested(
         if (
             not top
             and param.has_default
+            and not param.absent_default
             and not compile_checker(param, root_defs=defs)(param.default)
         ):
             raise RegistrationError(
@@ -178,11 +183,18 @@ def _check_nested(
 def _default_plan(
     spec: ToolSpec,
     root_defs: Mapping[str, Any] | None,
+    handler_defaults: frozenset[str],
 ) -> DefaultPlan:
+    """How each default is filled; ``handler_defaults`` are handler parameters with their own."""
     plan: list[tuple[str, Any, int, Checker]] = []
     seen: list[str] = []
     for param in spec.params:
         check = compile_checker(param, root_defs=root_defs)
+        if param.absent_default:  # "optional, None when absent": the handler's own default wins
+            if param.name not in handler_defaults:
+                plan.append((param.name, None, PLAIN, check))
+            seen.append(param.name)
+            continue
         if param.has_default:
             value = param.default
             refs = PLACEHOLDER.findall(value) if isinstance(value, str) else []

@@ -79,7 +79,7 @@ def param_schema(
             _hoist(fragment_defs, defs, param, tool_name)
         if param.description and "description" not in fragment:
             fragment = {"description": param.description, **fragment}
-        if param.has_default and "default" not in fragment:
+        if param.has_default and "default" not in fragment and not param.absent_default:
             fragment["default"] = param.default
         return _ordered(fragment)
     out: dict[str, Any] = {}
@@ -115,8 +115,8 @@ def param_schema(
         if "required" in nested:
             out["required"] = nested["required"]
         out["additionalProperties"] = False
-    if param.has_default:
-        out["default"] = param.default
+    if param.has_default and not param.absent_default:
+        out["default"] = param.default  # a null default of a non-null type stays unshown
     return out
 
 
