@@ -23,7 +23,6 @@ from tooldeck._convert import ConversionError
 from tooldeck._explain import describe_errors
 from tooldeck._jsontypes import Checker
 from tooldeck._model import ToolSpec
-from tooldeck._schema_validator import schema_validator
 
 if TYPE_CHECKING:
     from tooldeck._portal import LoopPortal
@@ -94,6 +93,8 @@ class Explainer:
 
     def validator(self) -> Any:
         if self._validator is None:
+            from tooldeck._schema_validator import schema_validator
+
             self._validator = schema_validator(self.schema)
         return self._validator
 

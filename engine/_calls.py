@@ -9,11 +9,10 @@ paid for when used.
 
 from __future__ import annotations
 
-import asyncio
 import difflib
 import itertools
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tooldeck._binding import ArgumentError, CallEnv, MissingInjection, PreparedTool
 from tooldeck._calltypes import CallFailure, ToolResult
@@ -30,6 +29,9 @@ from tooldeck._policies import WorkerPool
 from tooldeck._portal import arun_on, run_on
 from tooldeck._regex import clip
 from tooldeck._results import UnserializableResult, to_text
+
+if TYPE_CHECKING:
+    pass
 
 __all__ = [
     "acall_prepared",
@@ -273,6 +275,8 @@ async def acall_prepared(
     pool: WorkerPool | None = None,
 ) -> ToolResult:
     """Run one call on the event loop; sync handlers go to a worker thread unless inline."""
+    import asyncio
+
     args = validate_call(prepared, arguments, call_id, lenient)
     if isinstance(args, ToolResult):
         return args

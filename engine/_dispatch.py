@@ -10,8 +10,6 @@ registry without hooks, a default timeout or a tracer take the fast path in
 
 from __future__ import annotations
 
-import asyncio
-import logging
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -19,6 +17,7 @@ from tooldeck._calls import acall_prepared, call_prepared, new_call_id, unknown_
 from tooldeck._calltypes import ToolCall, ToolResult
 from tooldeck._errors import ToolCallError
 from tooldeck._execution import arun_guarded, run_guarded
+from tooldeck._log import get_logger
 from tooldeck._portal import run_on
 from tooldeck._tracing import tracing_active
 
@@ -30,7 +29,7 @@ if TYPE_CHECKING:
 
 __all__ = ["CallDispatch", "CallLike", "Strategy"]
 
-log = logging.getLogger("tooldeck.registry")
+log = get_logger("tooldeck.registry")
 
 Strategy = Literal["sequential", "parallel"]
 CallLike = ToolCall | tuple[str, Any] | Mapping[str, Any]
@@ -156,6 +155,8 @@ class CallDispatch:
         context: Mapping[str, Any] | None = None,
     ) -> list[ToolResult]:
         """The async twin of :meth:`call_many` (parallel by default)."""
+        import asyncio
+
         batch = _batch(calls, strategy, limit)
         if strategy == "sequential":
             return [
@@ -165,6 +166,7 @@ class CallDispatch:
         gate = asyncio.Semaphore(limit or len(batch) or 1)
 
         async def one(call: ToolCall) -> ToolResult:
+
             async with gate:
                 return await self.acall(
                     call.name, call.arguments, call_id=call.call_id, context=context

@@ -20,17 +20,15 @@ cancelled.
 
 from __future__ import annotations
 
-import asyncio
 import contextvars
 import inspect
 import json
-import logging
 import re
 import time
 from collections.abc import Awaitable, Generator, Mapping
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tooldeck._binding import CallEnv, PreparedTool
 from tooldeck._calls import (
@@ -41,6 +39,7 @@ from tooldeck._calls import (
     validate_call,
 )
 from tooldeck._calltypes import ToolResult
+from tooldeck._log import get_logger
 from tooldeck._policies import (
     AfterHook,
     ApprovalCallback,
@@ -55,9 +54,12 @@ from tooldeck._portal import LoopPortal, arun_on, run_on
 from tooldeck._secrets import Secrets
 from tooldeck._tracing import end_span, start_span
 
+if TYPE_CHECKING:
+    pass
+
 __all__ = ["Policy", "arun_guarded", "run_guarded"]
 
-log = logging.getLogger("tooldeck.calls")
+log = get_logger("tooldeck.calls")
 
 
 @dataclass
@@ -385,6 +387,8 @@ def _attempt_sync(
 
 
 async def _with_timeout(awaitable: Awaitable[Any], timeout: float | None) -> Any:
+    import asyncio
+
     if timeout is None:
         return await awaitable
     try:
@@ -426,6 +430,8 @@ async def _adrive(
     policy: Policy,
     portal: LoopPortal | None,
 ) -> ToolResult:
+    import asyncio
+
     try:
         effect = next(steps)
     except StopIteration as stop:  # nothing to perform: invalid arguments, say
@@ -466,6 +472,8 @@ async def _attempt_async(
     pool: WorkerPool,
     portal: LoopPortal | None,
 ) -> Any:
+    import asyncio
+
     handler = prepared.spec.handler
     if prepared.is_async:
         return await arun_on(portal, lambda: _with_timeout(handler(**kwargs), timeout))

@@ -17,13 +17,14 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Mapping
-from typing import Any
-
-import jsonschema
-from jsonschema.protocols import Validator
+from typing import TYPE_CHECKING, Any
 
 from tooldeck._jsontypes import TYPE_TESTS
 from tooldeck._regex import clip
+
+if TYPE_CHECKING:  # only annotations: jsonschema itself comes with the validator passed in
+    import jsonschema
+    from jsonschema.protocols import Validator
 
 __all__ = ["COUNT_LIMIT", "MAX_VIOLATIONS", "describe_errors", "json_preview"]
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from tooldeck._formats import FORMAT_CHECKER
+from tooldeck._formats import FORMATS, conforms
 from tooldeck._jsontypes import TYPE_TESTS, Checker, conjunction, enum_test, is_number, json_equal
 from tooldeck._regex import PatternError, compile_pattern
 
@@ -147,9 +147,8 @@ def _subset_pattern(value: Any, schema: Any) -> Checker | None:
 
 
 def _subset_format(value: Any, schema: Any) -> Checker | None:
-    if value not in FORMAT_CHECKER.checkers:
+    if value not in FORMATS:
         return lambda v: True
-    conforms = FORMAT_CHECKER.conforms
     return lambda v: conforms(v, value)
 
 

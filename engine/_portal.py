@@ -16,13 +16,16 @@ there were no portal; async code should ``await registry.acall(...)``.
 
 from __future__ import annotations
 
-import asyncio
 import concurrent.futures
+import sys
 import threading
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-__all__ = ["LoopPortal", "PortalClosed", "arun_on", "run_coroutine", "run_on"]
+if TYPE_CHECKING:
+    import asyncio
+
+__all__ = ["LoopPortal", "PortalClosed", "arun_on", "run_coroutine", "run_on", "running_loop"]
 
 _POLL_SECONDS = 0.25
 """How often a waiting sync caller checks that the portal's loop still runs."""
@@ -49,7 +52,9 @@ class LoopPortal:
 
     def run(self, factory: Callable[[], Awaitable[Any]]) -> Any:
         """Run ``factory()``'s awaitable on the loop and wait for it, from sync code."""
-        if not self.open() or _running_loop() is self.loop:
+        import asyncio
+
+        if not self.open() or running_loop() is self.loop:
             return run_coroutine(factory)
         future = asyncio.run_coroutine_threadsafe(_awaited(factory), self.loop)
         while True:
@@ -62,6 +67,8 @@ class LoopPortal:
 
     async def arun(self, factory: Callable[[], Awaitable[Any]]) -> Any:
         """Await ``factory()``'s awaitable on the loop, from async code on any loop."""
+        import asyncio
+
         if asyncio.get_running_loop() is self.loop or not self.open():
             return await factory()
         future = asyncio.run_coroutine_threadsafe(_awaited(factory), self.loop)
@@ -91,11 +98,12 @@ def run_coroutine(factory: Callable[[], Awaitable[Any]]) -> Any:
 
     ``factory`` creates the awaitable inside the loop that will run it.
     """
+    import asyncio
 
     async def main() -> Any:
         return await factory()
 
-    if _running_loop() is None:
+    if running_loop() is None:
         return asyncio.run(main())
     box: dict[str, Any] = {}
 
@@ -117,7 +125,12 @@ async def _awaited(factory: Callable[[], Awaitable[Any]]) -> Any:
     return await factory()
 
 
-def _running_loop() -> asyncio.AbstractEventLoop | None:
+def running_loop() -> asyncio.AbstractEventLoop | None:
+    """The loop running in this thread, if any (without importing asyncio to find out)."""
+    if "asyncio" not in sys.modules:  # no loop runs before asyncio is imported
+        return None
+    import asyncio
+
     try:
         return asyncio.get_running_loop()
     except RuntimeError:

@@ -37,7 +37,6 @@ from tooldeck._model import ParamDescriptor, ToolSpec
 from tooldeck._regex import PatternError
 from tooldeck._results import ResultShaper
 from tooldeck._schema import tool_input_schema
-from tooldeck._schema_validator import safe_checker, schema_problem, schema_validator
 from tooldeck._typing import is_context_annotation, signature_of
 from tooldeck._validation import check_fragment, compile_checker, compile_object_checker
 
@@ -114,6 +113,8 @@ def _prepare_external(
     spec: ToolSpec, signature: inspect.Signature | None, common: dict[str, Any]
 ) -> PreparedTool:
     """A tool that brings its own JSON Schema: called with the arguments mapping."""
+    from tooldeck._schema_validator import safe_checker, schema_problem, schema_validator
+
     schema = dict(spec.input_schema or {})
     problem = schema_problem(schema)
     if problem is not None:

@@ -16,14 +16,12 @@ through :class:`~tooldeck._subscribers.Subscribers`.
 
 from __future__ import annotations
 
-import asyncio
-import logging
 import threading
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from tooldeck._binding import CallEnv, PreparedTool
 from tooldeck._diagnostics import Diagnostic, Severity
@@ -45,6 +43,7 @@ from tooldeck._entries import (
 )
 from tooldeck._errors import ToolCallError
 from tooldeck._execution import Policy
+from tooldeck._log import get_logger
 from tooldeck._model import (
     McpServerSpec,
     PromptSpec,
@@ -53,7 +52,7 @@ from tooldeck._model import (
 )
 from tooldeck._names import is_provider_safe, safe_name
 from tooldeck._policies import AfterHook, ApprovalCallback, BeforeHook, WorkerPool
-from tooldeck._portal import LoopPortal
+from tooldeck._portal import LoopPortal, running_loop
 from tooldeck._prepare import prepare_tool
 from tooldeck._prompts import PreparedPrompt, PromptMessage, prepare_prompt
 from tooldeck._secrets import Secrets
@@ -62,7 +61,11 @@ from tooldeck._subscribers import Subscriber, Subscribers
 
 __all__ = ["DuplicatePolicy", "GroupContent", "RegistryChange", "ToolRegistry"]
 
-log = logging.getLogger("tooldeck.registry")
+
+if TYPE_CHECKING:
+    import asyncio
+
+log = get_logger("tooldeck.registry")
 
 _LABELS = {
     "tool": "tool",
@@ -137,7 +140,7 @@ class ToolRegistry(RegistrationShortcuts, CallDispatch):
         )
         self._fast = not self._policy.active
         self._subscribers = Subscribers()
-        self.use_loop(loop if loop is not None else _running_loop())
+        self.use_loop(loop if loop is not None else running_loop())
         self.reload_status: Any = None
         """Set by :mod:`tooldeck._reload` while manifests are watched: the last reload's outcome."""
 
@@ -423,10 +426,3 @@ def _stage(group: str, content: GroupContent) -> StagedGroup:
     tools = [t if isinstance(t, PreparedTool) else prepare_tool(t) for t in content.tools]
     prompts = [p if isinstance(p, PreparedPrompt) else prepare_prompt(p) for p in content.prompts]
     return stage(group, tools, prompts, content.servers, content.web_search)
-
-
-def _running_loop() -> asyncio.AbstractEventLoop | None:
-    try:
-        return asyncio.get_running_loop()
-    except RuntimeError:
-        return None

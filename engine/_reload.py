@@ -20,12 +20,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import inspect
-import logging
 import threading
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from tooldeck._log import get_logger
 from tooldeck._registry import ToolRegistry
 from tooldeck.manifest._events import ReloadEvent
 from tooldeck.manifest._live import LiveManifests
@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 
 __all__ = ["Watcher", "watch"]
 
-log = logging.getLogger("tooldeck.reload")
+log = get_logger("tooldeck.reload")
 
 DEBOUNCE_MS = 400
 STEP_MS = 15

@@ -12,20 +12,23 @@ were made.
 
 from __future__ import annotations
 
-import asyncio
 import inspect
-import logging
 import threading
 from collections.abc import Awaitable, Callable, Coroutine, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeAlias, cast
 
+from tooldeck._log import get_logger
+from tooldeck._portal import running_loop
+
 if TYPE_CHECKING:
+    import asyncio
+
     from tooldeck._entries import RegistryChange
 
 __all__ = ["Subscriber", "Subscribers"]
 
-log = logging.getLogger("tooldeck.registry")
+log = get_logger("tooldeck.registry")
 
 Subscriber: TypeAlias = Callable[[str | None, "RegistryChange"], "Awaitable[Any] | Any"]
 """``callback(group, change)``; sync, or ``async def``."""
@@ -54,7 +57,7 @@ class Subscribers:
         if inspect.iscoroutinefunction(callback) or inspect.iscoroutinefunction(
             getattr(callback, "__call__", None)  # noqa: B004 - callable objects
         ):
-            loop = _running_loop() or default_loop
+            loop = running_loop() or default_loop
             if loop is None:
                 raise ValueError(
                     "an async subscriber needs an event loop: subscribe from a running loop "
@@ -83,6 +86,8 @@ class Subscribers:
 
 
 def _deliver(listener: _Listener, group: str | None, change: RegistryChange) -> None:
+    import asyncio
+
     callback = listener.callback
     try:
         if listener.loop is None:
@@ -105,10 +110,3 @@ def _report(callback: Subscriber, done: Any) -> None:
     exc = done.exception()
     if exc is not None:
         log.warning("registry subscriber %r failed: %s", callback, exc)
-
-
-def _running_loop() -> asyncio.AbstractEventLoop | None:
-    try:
-        return asyncio.get_running_loop()
-    except RuntimeError:
-        return None

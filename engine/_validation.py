@@ -34,11 +34,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from tooldeck._formats import FORMAT_CHECKER
+from tooldeck._formats import FORMATS, conforms
 from tooldeck._jsontypes import TYPE_TESTS, Checker, conjunction, enum_test, is_number, json_equal
 from tooldeck._model import ParamDescriptor
 from tooldeck._regex import compile_pattern
-from tooldeck._schema_validator import safe_checker, schema_problem, schema_validator
 
 __all__ = [
     "check_fragment",
@@ -50,6 +49,8 @@ __all__ = [
 
 def check_fragment(fragment: Mapping[str, Any], defs: Mapping[str, Any]) -> str | None:
     """Why a raw ``schema=`` fragment is unusable (invalid schema, dangling $ref), or None."""
+    from tooldeck._schema_validator import schema_problem
+
     problem = schema_problem(fragment, embedded=True)
     if problem is not None:
         return f"schema {problem}"
@@ -81,6 +82,8 @@ def compile_checker(
         defs = {**(root_defs or {}), **fragment.pop("$defs", {})}
         if defs:
             fragment["$defs"] = defs
+        from tooldeck._schema_validator import safe_checker, schema_validator
+
         return safe_checker(schema_validator(fragment))
     tests: list[Checker] = []
     types = param.types
@@ -138,8 +141,8 @@ def _string_tests(param: ParamDescriptor) -> list[Checker]:
     if param.pattern is not None:
         search = compile_pattern(param.pattern).search
         tests.append(lambda v: not isinstance(v, str) or search(v))
-    if param.format is not None and param.format in FORMAT_CHECKER.checkers:
-        conforms, fmt = FORMAT_CHECKER.conforms, param.format
+    if param.format is not None and param.format in FORMATS:
+        fmt = param.format
         tests.append(lambda v: not isinstance(v, str) or conforms(v, fmt))
     return tests
 

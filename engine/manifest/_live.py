@@ -23,7 +23,6 @@ paths from watchfiles, tests and other watchers can call :meth:`apply`.
 from __future__ import annotations
 
 import importlib
-import logging
 import sys
 import threading
 import time
@@ -35,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 from tooldeck._diagnostics import Diagnostic, Severity, SourceLocation
 from tooldeck._entries import GroupContent, RegistryChange
 from tooldeck._errors import DuplicateToolError
+from tooldeck._log import get_logger
 from tooldeck._registry import ToolRegistry
 from tooldeck.manifest._build import Bundle
 from tooldeck.manifest._clashes import code_clash, cross_file_clashes
@@ -56,7 +56,7 @@ if TYPE_CHECKING:
 
 __all__ = ["LiveManifests", "ReloadEvent", "ReloadStatus"]
 
-log = logging.getLogger("tooldeck.reload")
+log = get_logger("tooldeck.reload")
 
 
 class LiveManifests:
