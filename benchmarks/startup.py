@@ -53,10 +53,11 @@ LINT_IMPORTS = (
     "import atexit, gc\n"
     "gc.disable()\n"
     "atexit.register(gc.freeze)\n"
-    "import tooldeck.cli._main, tooldeck.cli._reporters, tooldeck._config, tooldeck._registry, "
+    "import tooldeck.cli._main, tooldeck.cli._lint_cmd, tooldeck.cli._reporters, tooldeck._config, "
+    "tooldeck._registry, tooldeck.manifest._manifests, "
     "tooldeck.manifest._loader, tooldeck.manifest._lint, tooldeck.cli._importpath"
 )
-"""What ``cmd_lint`` imports before it reads a file, with the collector set as the CLI sets it."""
+"""What ``tooldeck lint`` imports before it reads a file, with the collector set as the CLI sets it."""
 
 
 def _parse_script(folder: Path) -> str:

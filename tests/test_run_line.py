@@ -78,3 +78,16 @@ def test_output_keeps_carriage_returns_as_written(run_line, tmp_path):
         cwd=folder,
     )
     assert done.stdout == "hello\r\n A\n", done.stderr
+
+
+def test_main_called_from_python_leaves_no_finder_behind(tmp_path, monkeypatch):
+    """main(argv) takes out the project finder it added, so repeated calls leave sys alone."""
+    import sys
+
+    from tooldeck.cli import main
+    from tooldeck.cli._importpath import ProjectFinder
+
+    monkeypatch.chdir(tmp_path)
+    before = [f for f in sys.meta_path if isinstance(f, ProjectFinder)]
+    assert main(["schema"]) == 0
+    assert [f for f in sys.meta_path if isinstance(f, ProjectFinder)] == before

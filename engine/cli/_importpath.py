@@ -39,10 +39,16 @@ class ProjectFinder(importlib.abc.MetaPathFinder):
         return importlib.machinery.PathFinder.find_spec(fullname, [self.directory])
 
 
-def project_importable_last(directory: str | None = None) -> None:
-    """Make ``directory`` (the current one by default) importable, last; idempotent."""
+def project_importable_last(directory: str | None = None) -> ProjectFinder | None:
+    """Make ``directory`` (the current one by default) importable, last; idempotent.
+
+    Returns the finder it added (None when one was already there), so an
+    in-process caller can take it out again.
+    """
     directory = os.path.abspath(directory or os.getcwd())
     for finder in sys.meta_path:
         if isinstance(finder, ProjectFinder) and finder.directory == directory:
-            return
-    sys.meta_path.append(ProjectFinder(directory))
+            return None
+    added = ProjectFinder(directory)
+    sys.meta_path.append(added)
+    return added

@@ -50,7 +50,11 @@ def test_top_level_help_lists_every_command_once() -> None:
     assert text.startswith("usage: tooldeck [-h] COMMAND ...\n")
     for name, help_text in COMMAND_HELP.items():
         assert f"    {name.ljust(6)}    {help_text}\n" in text
-    assert set(COMMAND_HELP) == set(_main.COMMANDS)
+    assert set(COMMAND_HELP) == set(_main._COMMAND_MODULES)
+    for name in COMMAND_HELP:  # every command module has the two entry points
+        module = _main._command(name)
+        assert callable(module.add_arguments)
+        assert callable(module.run)
 
 
 @pytest.mark.parametrize("argv", [["--help"], ["-h"], ["-h", "lint"], ["--hel"]])
