@@ -57,7 +57,7 @@ LINT_IMPORTS = (
     "tooldeck._registry, tooldeck.manifest._manifests, "
     "tooldeck.manifest._loader, tooldeck.manifest._lint, tooldeck.cli._importpath"
 )
-"""What ``tooldeck lint`` imports before it reads a file, with the collector set as the CLI sets it."""
+"""What ``tooldeck lint`` imports before it reads a file, collector set as the CLI sets it."""
 
 
 def _parse_script(folder: Path) -> str:
