@@ -32,7 +32,7 @@ from tooldeck._regex import (
 )
 from tooldeck._schema_validator import schema_problem
 
-BUDGET = 1.0
+BUDGET = 5.0  # a bound on hangs, not a speed target: backtracking takes hours
 """Seconds any single call may take; backtracking would take minutes."""
 
 CATASTROPHIC = [

@@ -214,7 +214,7 @@ BOMBS = {
 def test_merge_key_bombs_are_refused_quickly(tmp_path: Path, text: str) -> None:
     started = time.perf_counter()
     doc = read_yaml(write(tmp_path, text))
-    assert time.perf_counter() - started < 1.0
+    assert time.perf_counter() - started < 5.0  # a hang bound, not a speed target
     assert [code for code, _, _ in codes(doc)] == ["TD206"]
     assert "too many nodes" in doc.diagnostics[0].message
     assert doc.data is None
@@ -224,7 +224,7 @@ def test_a_merge_bomb_inside_a_manifest_is_refused_by_load_manifests(tmp_path: P
     path = write(tmp_path, GOOD + _merge_bomb(9, 10, "{}"))
     started = time.perf_counter()
     _, result = load_manifests([path], environ={})
-    assert time.perf_counter() - started < 2.0
+    assert time.perf_counter() - started < 10.0  # a hang bound, not a speed target
     assert [d.code for d in result.errors] == ["TD206"]
 
 
@@ -244,7 +244,7 @@ RECURSIVE = {
 def test_recursive_aliases_and_merges_are_a_located_td206(tmp_path: Path, text: str) -> None:
     started = time.perf_counter()
     doc = read_yaml(write(tmp_path, text))
-    assert time.perf_counter() - started < 1.0
+    assert time.perf_counter() - started < 5.0  # a hang bound, not a speed target
     [(code, line, column)] = codes(doc)
     assert code == "TD206"
     assert line >= 1
@@ -331,7 +331,7 @@ BIG = {
 def test_huge_integers_are_td214(tmp_path: Path, literal: str, why: str) -> None:
     started = time.perf_counter()
     doc = read_yaml(write(tmp_path, f"version: 1\nbundle: {literal}\n"))
-    assert time.perf_counter() - started < 1.0
+    assert time.perf_counter() - started < 5.0  # a hang bound, not a speed target
     assert codes(doc) == [("TD214", 2, 9)]
     message = doc.diagnostics[0].message
     assert f"({why}" in message

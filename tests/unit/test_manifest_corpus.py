@@ -214,7 +214,7 @@ def test_messages_say_how_to_fix_the_mistake(name: str, needle: str) -> None:
 def test_the_alias_bomb_fails_fast() -> None:
     started = time.perf_counter()
     diagnostics, _ = load_alone(CORPUS / "bad" / "alias_bomb.yaml")
-    assert time.perf_counter() - started < 1.0
+    assert time.perf_counter() - started < 5.0  # a hang bound, not a speed target
     assert [d.code for d in diagnostics] == ["TD206"]
 
 

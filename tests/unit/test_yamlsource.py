@@ -284,7 +284,7 @@ def test_default_size_cap_is_two_mebibytes() -> None:
 def test_alias_bomb_fails_fast(read) -> None:
     started = time.perf_counter()
     doc = read(BOMB)
-    assert time.perf_counter() - started < 1.0
+    assert time.perf_counter() - started < 5.0  # a hang bound, not a speed target
     assert [code for code, _, _ in problems(doc)] == ["TD206"]
     assert "too many nodes" in doc.diagnostics[0].message
     assert doc.data is None
@@ -319,7 +319,7 @@ def test_aliases_within_the_budget_are_fine(read) -> None:
 def test_recursive_aliases_are_refused(read, text: str) -> None:
     started = time.perf_counter()
     doc = read(text)
-    assert time.perf_counter() - started < 1.0
+    assert time.perf_counter() - started < 5.0  # a hang bound, not a speed target
     assert [code for code, _, _ in problems(doc)] == ["TD206"]
     assert doc.data is None
 
