@@ -36,6 +36,7 @@ if TYPE_CHECKING:  # the same names, eagerly, for type checkers and editors
         RegistrationError,
         ToolCallError,
         ToolDeckError,
+        ToolFailed,
     )
     from tooldeck._model import (
         MISSING,
@@ -108,6 +109,7 @@ __all__ = [
     "ToolCallError",
     "ToolContext",
     "ToolDeckError",
+    "ToolFailed",
     "ToolRegistry",
     "ToolResult",
     "ToolSpec",
@@ -162,6 +164,7 @@ _EXPORTS: dict[str, str] = {
     "ToolCallError": "tooldeck._errors",
     "ToolContext": "tooldeck._calltypes",
     "ToolDeckError": "tooldeck._errors",
+    "ToolFailed": "tooldeck._errors",
     "ToolRegistry": "tooldeck._registry",
     "ToolResult": "tooldeck._calltypes",
     "ToolSpec": "tooldeck._model",

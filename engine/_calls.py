@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from tooldeck._binding import ArgumentError, CallEnv, MissingInjection, PreparedTool
 from tooldeck._calltypes import CallFailure, ToolResult
-from tooldeck._errors import ErrorKind
+from tooldeck._errors import ErrorKind, ToolFailed
 from tooldeck._jsonparse import (
     MAX_INT_DIGITS,
     JsonProblem,
@@ -55,7 +55,7 @@ def new_call_id() -> str:
 
 
 def error_result(
-    kind: ErrorKind,
+    kind: ErrorKind | str,
     message: str,
     *,
     tool_name: str,
@@ -178,6 +178,9 @@ def _invalid(prepared: PreparedTool, problems: list[str], call_id: str) -> ToolR
 
 
 def finish(prepared: PreparedTool, value: Any, call_id: str) -> ToolResult:
+    if type(value) is ToolResult:  # the handler answered with a result of its own
+        value.tool_name, value.call_id = prepared.name, call_id
+        return value
     shaper = prepared.shaper
     try:
         text = to_text(value) if shaper is None else shaper(value)
@@ -197,6 +200,10 @@ def finish(prepared: PreparedTool, value: Any, call_id: str) -> ToolResult:
 
 
 def failed(prepared: PreparedTool, exc: BaseException, call_id: str) -> ToolResult:
+    if isinstance(exc, ToolFailed):  # on purpose: the handler's words and kind, unchanged
+        return error_result(
+            exc.kind, exc.message, tool_name=prepared.name, call_id=call_id, exception=exc
+        )
     return error_result(
         "execution_error",
         f"{type(exc).__name__}: {exc}",

@@ -40,7 +40,8 @@ class CallFailure:
     for the caller. Raising is :class:`~tooldeck.ToolCallError`'s job.
     """
 
-    kind: ErrorKind
+    kind: ErrorKind | str
+    """One of :data:`~tooldeck.ErrorKind`, or a handler's own (:class:`~tooldeck.ToolFailed`)."""
     message: str
     """Model-readable: what went wrong and what to send instead."""
     exception: BaseException | None = None
@@ -64,6 +65,17 @@ class ToolResult:
     call_id: str = ""
     return_direct: bool = False
     attempts: int = 1
+
+    @classmethod
+    def failure(cls, message: str, *, kind: str = "tool_error") -> ToolResult:
+        """What a handler returns to fail on purpose, as raising ToolFailed does.
+
+        ``message`` and ``kind`` reach the model unchanged; the registry fills
+        in the tool name and call id.
+        """
+        if not kind or not isinstance(kind, str):
+            raise ValueError("kind must be a non-empty string")
+        return cls(False, f"Error ({kind}): {message}", None, CallFailure(kind, message))
 
 
 @dataclass(frozen=True)

@@ -59,3 +59,7 @@ class Diagnostic:
         """``file:line:col: CODE message``, or ``CODE message`` without a location."""
         where = f"{self.location}: " if self.location else ""
         return f"{where}{self.code} {self.message}"
+
+    def __str__(self) -> str:
+        """The same ``file:line:col: CODE message`` line the CLI prints."""
+        return self.format()

@@ -14,6 +14,8 @@ unless the caller asked for ``raise_errors=True``.
      ├── ManifestError          manifests failed to load; carries the diagnostics
      ├── ToolCallError          a call failed and the caller asked to raise;
      │                          carries the error kind and the tool name
+     ├── ToolFailed             raised by a handler on purpose: its message and kind
+     │                          reach the model unchanged
      └── ExportError            no exporter for that provider name, or a schema that
                                 cannot be spelled for the provider (also a ValueError)
 """
@@ -34,6 +36,7 @@ __all__ = [
     "RegistrationError",
     "ToolCallError",
     "ToolDeckError",
+    "ToolFailed",
 ]
 
 
@@ -44,7 +47,11 @@ ErrorKind: TypeAlias = Literal[
     "timeout",
     "denied",
 ]
-"""What went wrong in a call, in the words a result and :class:`ToolCallError` carry."""
+"""What went wrong in a call, in the words a result and :class:`ToolCallError` carry.
+
+A handler that fails on purpose (:class:`ToolFailed`) may name a kind of its
+own (``"not_found"``, ``"rate_limited"``); results then carry that string.
+"""
 
 
 class ToolDeckError(Exception):
@@ -93,11 +100,32 @@ class ToolCallError(ToolDeckError):
     The original exception, if any, is chained as ``__cause__``.
     """
 
-    def __init__(self, kind: ErrorKind, message: str, *, tool_name: str) -> None:
+    def __init__(self, kind: ErrorKind | str, message: str, *, tool_name: str) -> None:
         super().__init__(f"{tool_name}: {message}")
         self.kind = kind
         self.message = message
         self.tool_name = tool_name
+
+
+class ToolFailed(ToolDeckError):
+    """Raise it in a handler to fail on purpose, with words for the model.
+
+    ``message`` and ``kind`` reach the model unchanged (``Error (kind):
+    message``), not wrapped as an unexpected ``execution_error`` with the
+    exception's class name, and the call is never retried. Use it for
+    expected failures the model can act on: an order that does not exist, a
+    quota that ran out. (A handler may also return
+    :meth:`ToolResult.failure(...) <tooldeck.ToolResult.failure>`.)
+
+        >>> raise ToolFailed("no order O-1; list orders first", kind="not_found")
+    """
+
+    def __init__(self, message: str, *, kind: str = "tool_error") -> None:
+        if not kind or not isinstance(kind, str):
+            raise ValueError("kind must be a non-empty string")
+        super().__init__(message)
+        self.message = message
+        self.kind = kind
 
 
 class ExportError(ToolDeckError, ValueError):

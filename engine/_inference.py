@@ -22,6 +22,7 @@ from pathlib import PurePath
 from typing import Any, is_typeddict
 
 from tooldeck._docstrings import parse_docstring
+from tooldeck._errors import RegistrationError
 from tooldeck._model import MISSING, ParamDescriptor
 from tooldeck._schema import param_schema
 from tooldeck._typing import (
@@ -75,15 +76,41 @@ def infer_params(handler: Callable[..., Any]) -> tuple[ParamDescriptor, ...]:
             continue
         if parameter.name == "project_dir" or is_context_annotation(parameter.annotation):
             continue
-        params.append(
-            _descriptor(
+        try:
+            descriptor = _descriptor(
                 parameter.name,
                 parameter.annotation,
                 parameter.default,
                 docs.get(parameter.name, ""),
             )
-        )
+        except UnsupportedType as exc:
+            raise RegistrationError(
+                f"parameter {parameter.name!r}: {exc}",
+                tool_name=getattr(handler, "__name__", None),
+                param=parameter.name,
+                code="TD116",
+            ) from None
+        params.append(descriptor)
     return tuple(params)
+
+
+class UnsupportedType(TypeError):
+    """An annotation no JSON Schema describes faithfully (a plain class, ``bytes``...)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.path: list[str] = []
+        """Field names from the parameter down to the unsupported one."""
+
+    def __str__(self) -> str:
+        where = f"field {'.'.join(self.path)}: " if self.path else ""
+        return where + str(self.args[0])
+
+
+_SUPPORTED = (
+    "str, int, float, bool, None, list/tuple/set, dict, Literal, Enum, datetime/date/time, "
+    "UUID, Decimal, Path, a dataclass, TypedDict or pydantic model, or Any"
+)
 
 
 def _descriptor(name: str, annotation: Any, default: Any, doc: str) -> ParamDescriptor:
@@ -185,7 +212,10 @@ def _class_fields(cls: type) -> dict[str, Any]:
     schema_of = getattr(cls, "model_json_schema", None)
     if callable(schema_of):  # a pydantic model
         return {"schema": schema_of()}
-    return {"type": "any"}
+    raise UnsupportedType(
+        f"type {cls.__module__}.{cls.__qualname__} has no JSON form the model could send; "
+        f"annotate it with one of: {_SUPPORTED}"
+    )
 
 
 def _object_properties(cls: type) -> tuple[ParamDescriptor, ...]:
@@ -196,7 +226,7 @@ def _object_properties(cls: type) -> tuple[ParamDescriptor, ...]:
     if is_typeddict(cls):
         required = getattr(cls, "__required_keys__", frozenset(hints))
         return tuple(
-            _descriptor(name, hint, inspect.Parameter.empty if name in required else _ABSENT, "")
+            _field(name, hint, inspect.Parameter.empty if name in required else _ABSENT)
             for name, hint in hints.items()
         )
     props = []
@@ -207,8 +237,16 @@ def _object_properties(cls: type) -> tuple[ParamDescriptor, ...]:
             default = _ABSENT  # handler-side default: optional, not shown
         else:
             default = inspect.Parameter.empty
-        props.append(_descriptor(field.name, hints.get(field.name, Any), default, ""))
+        props.append(_field(field.name, hints.get(field.name, Any), default))
     return tuple(props)
+
+
+def _field(name: str, hint: Any, default: Any) -> ParamDescriptor:
+    try:
+        return _descriptor(name, hint, default, "")
+    except UnsupportedType as exc:  # say which field, at any depth
+        exc.path.insert(0, name)
+        raise
 
 
 def _common_type(values: tuple[Any, ...]) -> str | tuple[str, ...]:

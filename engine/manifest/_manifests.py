@@ -65,20 +65,28 @@ def load_manifests(
     app_class: type | None = None,
     register: bool = True,
     environ: Mapping[str, str] | None = None,
+    project_dir: str | Path | None = None,
 ) -> tuple[ToolRegistry, LoadResult]:
     """Load manifests into ``registry`` (a new one when None) and report what happened.
 
-    ``allowed_handlers`` extends the default handler prefix ``handlers``;
+    ``allowed_handlers`` extends the default handler prefix ``tooldeck.handlers``;
     ``app_class`` decides ``supported_for``; ``register=False`` only checks.
+    ``project_dir`` is for the new registry (as :func:`from_manifests` takes
+    it); passing it with a ``registry`` of another project dir is an error.
     This is :meth:`LiveManifests.load` once, with the outcome as a
     :class:`LoadResult`: the same rules whether manifests load once or live.
     """
     cfg = config if isinstance(config, Config) else load_config(config)
     if registry is None:
-        registry = ToolRegistry(config=cfg.data)
+        registry = ToolRegistry(config=cfg.data, project_dir=project_dir)
+    elif project_dir is not None and Path(project_dir).resolve() != registry.project_dir:
+        raise ValueError(
+            f"project_dir={str(project_dir)!r} differs from the registry's "
+            f"{str(registry.project_dir)!r}; pass one of them"
+        )
     target = registry
     if not register:  # check against a scratch registry; secrets still land in the real one
-        target = ToolRegistry(config=cfg.data)
+        target = ToolRegistry(config=cfg.data, project_dir=registry.project_dir)
         target.secrets = registry.secrets
     live = LiveManifests(
         target,
