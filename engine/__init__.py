@@ -39,10 +39,7 @@ if TYPE_CHECKING:  # the same names, eagerly, for type checkers and editors
         ToolFailed,
     )
     from tooldeck._model import (
-        MISSING,
         McpServerSpec,
-        Param,
-        ParamDescriptor,
         PromptSpec,
         ResultSpec,
         RetrySpec,
@@ -50,6 +47,7 @@ if TYPE_CHECKING:  # the same names, eagerly, for type checkers and editors
         WebSearchSpec,
     )
     from tooldeck._names import is_provider_safe, safe_name
+    from tooldeck._params import MISSING, Param, ParamDescriptor
     from tooldeck._policies import (
         AfterHook,
         ApprovalCallback,
@@ -143,12 +141,12 @@ _EXPORTS: dict[str, str] = {
     "GroupContent": "tooldeck._entries",
     "LiveManifests": "tooldeck.manifest._live",
     "LoadResult": "tooldeck.manifest._manifests",
-    "MISSING": "tooldeck._model",
+    "MISSING": "tooldeck._params",
     "ManifestError": "tooldeck._errors",
     "McpServerSpec": "tooldeck._model",
     "PROVIDERS": "tooldeck.providers",
-    "Param": "tooldeck._model",
-    "ParamDescriptor": "tooldeck._model",
+    "Param": "tooldeck._params",
+    "ParamDescriptor": "tooldeck._params",
     "PromptMessage": "tooldeck._prompts",
     "PromptSpec": "tooldeck._model",
     "RegistrationError": "tooldeck._errors",

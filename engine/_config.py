@@ -45,7 +45,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tooldeck._diagnostics import Diagnostic, Severity, SourceLocation
-from tooldeck._model import MISSING, McpServerSpec, WebSearchSpec
+from tooldeck._model import McpServerSpec, WebSearchSpec
+from tooldeck._params import MISSING
 from tooldeck._properties import parse_properties, read_properties
 from tooldeck._seedgroups import Locate, extract_seed, has_seed_groups
 

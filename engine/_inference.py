@@ -23,7 +23,7 @@ from typing import Any, is_typeddict
 
 from tooldeck._docstrings import parse_docstring
 from tooldeck._errors import RegistrationError
-from tooldeck._model import MISSING, ParamDescriptor
+from tooldeck._params import MISSING, ParamDescriptor
 from tooldeck._schema import param_schema
 from tooldeck._typing import (
     is_abc_origin,

@@ -33,7 +33,8 @@ from tooldeck._convert import converter_for
 from tooldeck._errors import RegistrationError
 from tooldeck._jsonparse import JsonProblem, parse_json
 from tooldeck._jsontypes import Checker
-from tooldeck._model import ParamDescriptor, ToolSpec
+from tooldeck._model import ToolSpec
+from tooldeck._params import ParamDescriptor
 from tooldeck._regex import PatternError
 from tooldeck._results import ResultShaper
 from tooldeck._schema import tool_input_schema

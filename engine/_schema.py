@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from tooldeck._errors import RegistrationError
-from tooldeck._model import ParamDescriptor
+from tooldeck._params import ParamDescriptor
 
 __all__ = ["DRAFT", "param_schema", "tool_input_schema"]
 

@@ -16,14 +16,8 @@ from typing import TYPE_CHECKING, Any, Literal, overload
 
 from tooldeck._errors import RegistrationError
 from tooldeck._inference import describe_handler, infer_params, snake_case
-from tooldeck._model import (
-    McpServerSpec,
-    ParamDescriptor,
-    PromptSpec,
-    ResultSpec,
-    ToolSpec,
-    WebSearchSpec,
-)
+from tooldeck._model import McpServerSpec, PromptSpec, ResultSpec, ToolSpec, WebSearchSpec
+from tooldeck._params import ParamDescriptor
 
 if TYPE_CHECKING:
     from tooldeck._binding import PreparedTool

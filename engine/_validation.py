@@ -36,7 +36,7 @@ from typing import Any
 
 from tooldeck._formats import FORMATS, conforms
 from tooldeck._jsontypes import TYPE_TESTS, Checker, conjunction, enum_test, is_number, json_equal
-from tooldeck._model import ParamDescriptor
+from tooldeck._params import ParamDescriptor
 from tooldeck._regex import compile_pattern
 
 __all__ = [

@@ -22,15 +22,14 @@ from tooldeck._diagnostics import Diagnostic, Severity, SourceLocation
 from tooldeck._errors import RegistrationError
 from tooldeck._inference import describe_handler, infer_params, snake_case
 from tooldeck._model import (
-    MISSING,
     McpServerSpec,
-    ParamDescriptor,
     PromptSpec,
     ResultSpec,
     RetrySpec,
     ToolSpec,
     WebSearchSpec,
 )
+from tooldeck._params import MISSING, ParamDescriptor
 from tooldeck._prepare import prepare_tool
 from tooldeck._prompts import PreparedPrompt, prepare_prompt
 from tooldeck.manifest._resolve import ResolveError, parse_duration, resolve_handler

@@ -5,7 +5,7 @@ import dataclasses
 import pytest
 
 from tooldeck import MISSING, Param, ParamDescriptor, RegistrationError, ToolSpec
-from tooldeck._model import normalize_type
+from tooldeck._params import normalize_type
 
 
 def test_seed_positional_fields():

@@ -1,0 +1,87 @@
+"""Lint settings from ``pyproject.toml``: thresholds and severities, with TD400 for bad ones.
+
+Severities and thresholds are configurable in ``pyproject.toml``::
+
+    [tool.tooldeck.lint]
+    min_description_length = 20        # TD402
+    min_param_description_length = 8   # TD404
+    token_budget = 4000                # TD406, per bundle
+    [tool.tooldeck.lint.severity]
+    TD402 = "off"                      # error | warning | info | off
+
+Only rule codes (TD4xx) and the provider-name warning TD120 can be
+re-levelled; problems that stop a file from loading are always errors.
+
+Separate from the rules (:mod:`tooldeck.manifest._lintrules`) because it is
+file reading and validation of user settings, not manifest checking.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from tooldeck._diagnostics import Diagnostic, Severity
+from tooldeck.manifest._lintrules import RULE_BY_CODE, LintSettings
+
+__all__ = ["_LEVELS", "load_settings"]
+
+_LEVELS = {"error": Severity.ERROR, "warning": Severity.WARNING, "info": Severity.INFO}
+
+
+def load_settings(start: Path | None = None) -> tuple[LintSettings, list[Diagnostic]]:
+    """``[tool.tooldeck.lint]`` from the nearest pyproject.toml at or above ``start``."""
+    here = (start or Path.cwd()).resolve()
+    for folder in (here, *here.parents):
+        candidate = folder / "pyproject.toml"
+        if candidate.is_file():
+            return _parse_settings(candidate)
+    return LintSettings(), []
+
+
+def _parse_settings(path: Path) -> tuple[LintSettings, list[Diagnostic]]:
+    from tooldeck._diagnostics import SourceLocation
+
+    def problem(message: str) -> Diagnostic:
+        return Diagnostic(code="TD400", message=message, location=SourceLocation(file=str(path)))
+
+    try:
+        table = tomllib.loads(path.read_text("utf-8")).get("tool", {}).get("tooldeck", {})
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        return LintSettings(), [problem(f"cannot read lint settings: {exc}")]
+    raw = table.get("lint", {})
+    problems = []
+    values: dict[str, Any] = {"source": str(path)}
+    for key in ("min_description_length", "min_param_description_length", "token_budget"):
+        if key in raw:
+            if isinstance(raw[key], int) and not isinstance(raw[key], bool) and raw[key] >= 0:
+                values[key] = raw[key]
+            else:
+                problems.append(problem(f"[tool.tooldeck.lint] {key} must be a whole number"))
+    severity = {}
+    for code, level in dict(raw.get("severity", {})).items():
+        if code not in RULE_BY_CODE:
+            problems.append(
+                problem(
+                    f"[tool.tooldeck.lint.severity] {code} is not a lint rule; "
+                    f"rules: {', '.join(sorted(RULE_BY_CODE))}"
+                )
+            )
+        elif level not in (*_LEVELS, "off"):
+            problems.append(
+                problem(
+                    f"[tool.tooldeck.lint.severity] {code} = {level!r}; use "
+                    "error, warning, info or off"
+                )
+            )
+        else:
+            severity[code] = level
+    unknown = set(raw) - {
+        "min_description_length",
+        "min_param_description_length",
+        "token_budget",
+        "severity",
+    }
+    problems.extend(problem(f"[tool.tooldeck.lint] unknown setting {k!r}") for k in sorted(unknown))
+    return LintSettings(severity=severity, **values), problems
