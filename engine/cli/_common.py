@@ -23,6 +23,7 @@ __all__ = [
     "EXIT_PROBLEM",
     "EXIT_USAGE",
     "Loaded",
+    "Resolved",
     "UsageError",
     "add_common",
     "default_manifests",
@@ -92,11 +93,49 @@ def default_manifests(*, bundled: bool) -> Path:
 class Loaded:
     """The registry a command built and what loading its manifests found."""
 
-    __slots__ = ("registry", "result")
+    __slots__ = ("registry", "resolved", "result")
 
-    def __init__(self, registry: ToolRegistry, result: LoadResult) -> None:
+    def __init__(self, registry: ToolRegistry, result: LoadResult, resolved: Resolved) -> None:
         self.registry = registry
         self.result = result
+        self.resolved = resolved
+
+
+class Resolved:
+    """What a command works on: flags first, then the project's settings, then defaults."""
+
+    __slots__ = ("allow_handlers", "config", "manifests", "project", "project_dir")
+
+    def __init__(self, args: argparse.Namespace, *, bundled: bool) -> None:
+        from pathlib import Path
+
+        from tooldeck.cli._project import find_project
+
+        project = find_project()
+        if project is not None and project.diagnostics:
+            raise UsageError(
+                "the project settings have problems:\n"
+                + "\n".join(d.format() for d in project.diagnostics)
+            )
+        self.project = project
+        if project is not None:  # its handler modules import from its root, from any subfolder
+            from tooldeck.cli._importpath import project_importable_last
+
+            project_importable_last(str(project.root))
+        self.manifests: list[Path] = list(args.manifests or []) or (
+            list(project.manifests) if project and project.manifests else []
+        )
+        if not self.manifests:
+            self.manifests = [default_manifests(bundled=bundled)]
+        self.allow_handlers: list[str] = list(args.allow_handlers or []) or (
+            list(project.allow_handlers) if project else []
+        )
+        self.project_dir: Path = (
+            args.project_dir
+            or (project.project_dir if project else None)
+            or (project.root if project else Path.cwd())
+        )
+        self.config: Path | None = args.config or (project.config if project else None)
 
 
 def load(
@@ -107,24 +146,23 @@ def load(
     bundled: bool = True,
 ) -> Loaded:
     """Build the registry from the command's manifests, config and flags."""
-    from pathlib import Path
 
     from tooldeck._config import load_config
     from tooldeck._registry import ToolRegistry
     from tooldeck.manifest._manifests import load_manifests
 
-    chosen = list(paths or args.manifests or []) or [default_manifests(bundled=bundled)]
-    config = load_config(args.config)
-    registry = ToolRegistry(
-        project_dir=args.project_dir or Path.cwd(), config=config.data, approve=approve
-    )
+    if paths:
+        args.manifests = list(paths)
+    resolved = Resolved(args, bundled=bundled)
+    config = load_config(resolved.config)
+    registry = ToolRegistry(project_dir=resolved.project_dir, config=config.data, approve=approve)
     registry, result = load_manifests(
-        chosen,
+        resolved.manifests,
         registry=registry,
         config=config,
-        allowed_handlers=args.allow_handlers,
+        allowed_handlers=resolved.allow_handlers,
     )
-    return Loaded(registry, result)
+    return Loaded(registry, result, resolved)
 
 
 def report_errors(loaded: Loaded) -> bool:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from tooldeck.cli._common import EXIT_OK, add_common, default_manifests
+from tooldeck.cli._common import EXIT_OK, Resolved, add_common
 
 TYPE_CHECKING = False  # `typing` costs ~3 ms to import; mypy treats this name as True
 if TYPE_CHECKING:
@@ -34,9 +34,10 @@ def run(args: argparse.Namespace) -> int:
     from tooldeck._reload import watch
     from tooldeck.manifest._events import ReloadEvent
 
-    paths = list(args.manifests or []) or [default_manifests(bundled=False)]
-    config = load_config(args.config)
-    registry = ToolRegistry(project_dir=args.project_dir or Path.cwd(), config=config.data)
+    resolved = Resolved(args, bundled=False)
+    paths = resolved.manifests
+    config = load_config(resolved.config)
+    registry = ToolRegistry(project_dir=resolved.project_dir, config=config.data)
     first = True
 
     def show(event: ReloadEvent) -> None:
@@ -65,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
                 registry,
                 paths,
                 config=config,
-                allowed_handlers=args.allow_handlers,
+                allowed_handlers=resolved.allow_handlers,
                 reload_handlers=args.reload_handlers,
                 on_reload=show,
                 ready=armed,

@@ -37,7 +37,8 @@ def run(args: argparse.Namespace) -> int:
     from tooldeck.manifest._lint import lint, load_settings
 
     loaded = load(args, args.paths or None, bundled=False)
-    settings, setting_problems = load_settings()
+    project = loaded.resolved.project
+    settings, setting_problems = load_settings(project.root if project else None)
     found: list[Diagnostic] = [*setting_problems]
     found.extend(loaded.result.diagnostics)
     found.extend(lint(loaded.result, loaded.registry, settings))

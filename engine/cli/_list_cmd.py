@@ -74,6 +74,11 @@ def run(args: argparse.Namespace) -> int:
             "region": search.region,
         },
     }
+    listing["inactive_bundles"] = [
+        {"bundle": bundle.name, "file": file, "reason": bundle.inactive_reason}
+        for file, bundle in loaded.result.bundles.items()
+        if not bundle.active
+    ]
     listing = registry.secrets.redact_data(listing)
     if args.json:
         print(json.dumps(listing, indent=2, ensure_ascii=False))
@@ -124,5 +129,7 @@ def _print_listing(listing: dict[str, Any]) -> None:
         print(f"mcp server {server['name']} via {server['via']}: {target}")
     if listing["web_search"]:
         print(f"web search: {listing['web_search']['type']}")
+    for bundle in listing["inactive_bundles"]:
+        print(f"bundle {bundle['bundle']} ({bundle['file']}) is not active: {bundle['reason']}")
     if not listing["tools"]:
         print("no tools", file=sys.stderr)

@@ -36,10 +36,12 @@ COMMAND_HELP: dict[str, str] = {
     "export": "print provider tool definitions",
     "dev": "watch manifests and print each change",
     "schema": "print the manifest meta-schema (JSON Schema 2020-12)",
+    "init": "create a starter project: a manifest, its handlers, settings",
 }
 """Command name -> its one-line help, in the order ``tooldeck --help`` lists them."""
-_USAGE = "usage: tooldeck [-h] COMMAND ..."
+_USAGE = "usage: tooldeck [-h] [--version] COMMAND ..."
 _HELP_OPTION = ("-h, --help", "show this help message and exit")
+_VERSION_OPTION = ("--version", "show program's version number and exit")
 
 
 def top_level_help() -> str:
@@ -51,7 +53,8 @@ def top_level_help() -> str:
     (``tooldeck -h lint`` too).
     """
     rows = [(4, name, text) for name, text in COMMAND_HELP.items()]
-    rows.append((2, *_HELP_OPTION))
+    options = [(2, *_HELP_OPTION), (2, *_VERSION_OPTION)]
+    rows.extend(options)
     column = min(max(indent + len(name) for indent, name, _ in rows) + 2, 24)
 
     def entry(indent: int, name: str, text: str) -> str:
@@ -60,18 +63,16 @@ def top_level_help() -> str:
             return f"{head}\n{' ' * column}{text}"
         return f"{head.ljust(column)}{text}"
 
-    commands = "\n".join(entry(*row) for row in rows[:-1])
+    commands = "\n".join(entry(*row) for row in rows[: -len(options)])
+    flags = "\n".join(entry(*row) for row in options)
     return (
         f"{_USAGE}\n\n{DESCRIPTION}\n\n"
         f"positional arguments:\n  COMMAND\n{commands}\n\n"
-        f"options:\n{entry(*rows[-1])}\n"
+        f"options:\n{flags}\n"
     )
 
 
-_COMMAND_MODULES: dict[str, str] = {
-    name: f"tooldeck.cli._{name}_cmd"
-    for name in ("lint", "list", "call", "export", "dev", "schema")
-}
+_COMMAND_MODULES: dict[str, str] = {name: f"tooldeck.cli._{name}_cmd" for name in COMMAND_HELP}
 """Command name -> the module with its ``add_arguments(parser)`` and ``run(args) -> int``."""
 
 
@@ -96,6 +97,7 @@ def build_parser(*, only: str | None = None) -> argparse.ArgumentParser:
             return top_level_help()
 
     parser = TopLevelParser(prog="tooldeck", description=DESCRIPTION)
+    parser.add_argument("--version", action="version", version=_version_line())
     sub = parser.add_subparsers(
         dest="command",
         required=True,
@@ -107,6 +109,18 @@ def build_parser(*, only: str | None = None) -> argparse.ArgumentParser:
         if only is None or only == name:
             _command(name).add_arguments(command)
     return parser
+
+
+def _ours(finder: object) -> bool:
+    from tooldeck.cli._importpath import ProjectFinder
+
+    return isinstance(finder, ProjectFinder)
+
+
+def _version_line() -> str:
+    from tooldeck._version import __version__
+
+    return f"tooldeck {__version__}"
 
 
 def _command_word(argv: Sequence[str]) -> str | None:
@@ -124,10 +138,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     if arguments in (["-h"], ["--help"]):  # what argparse would print, without argparse
         sys.stdout.write(top_level_help())
         raise SystemExit(EXIT_OK)  # as argparse's help action does
+    if arguments == ["--version"]:
+        sys.stdout.write(_version_line() + "\n")
+        raise SystemExit(EXIT_OK)
     args = build_parser(only=_command_word(arguments)).parse_args(arguments)
     from tooldeck.cli._importpath import project_importable_last
 
-    finder = project_importable_last()
+    finders_before = list(sys.meta_path)
+    project_importable_last()
     command = _command(args.command).run
     try:
         if args.command in ONE_SHOT:
@@ -138,10 +156,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:  # `tooldeck schema | head`: the reader has what it wanted
+        if argv is None:  # the process ends: nothing may write to the closed pipe at exit
+            import os
+
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_OK
     finally:
-        # Called from Python (argv given): leave sys.meta_path as it was.
-        if argv is not None and finder is not None and finder in sys.meta_path:
-            sys.meta_path.remove(finder)
+        if argv is not None:  # called from Python: take out the project finders it added
+            sys.meta_path[:] = [f for f in sys.meta_path if f in finders_before or not _ours(f)]
 
 
 ONE_SHOT = frozenset({"lint", "list", "export", "schema"})

@@ -47,7 +47,7 @@ def test_top_level_help_is_what_argparse_renders_on_a_wide_terminal() -> None:
 
 def test_top_level_help_lists_every_command_once() -> None:
     text = top_level_help()
-    assert text.startswith("usage: tooldeck [-h] COMMAND ...\n")
+    assert text.startswith("usage: tooldeck [-h] [--version] COMMAND ...\n")
     for name, help_text in COMMAND_HELP.items():
         assert f"    {name.ljust(6)}    {help_text}\n" in text
     assert set(COMMAND_HELP) == set(_main._COMMAND_MODULES)

@@ -1,0 +1,162 @@
+"""Project settings: ``[tool.tooldeck]`` in pyproject.toml, or a ``tooldeck.yaml``.
+
+Found by walking up from the current directory to the nearest folder that
+has either (as ruff and pytest find theirs), so ``tooldeck lint`` with no
+arguments in any subfolder of a configured project lints that project's
+manifests. Paths in the settings are relative to the file that declares
+them. Flags always win: ``-m`` replaces ``manifests``, ``--allow-handlers``
+replaces ``allow_handlers``, ``--project-dir`` and ``--config`` replace theirs.
+
+    [tool.tooldeck]
+    manifests = ["manifests"]
+    allow_handlers = ["myapp.tools"]
+    project_dir = "."
+    config = "config/app.yaml"
+
+    [tool.tooldeck.lint]            # read by the lint rules (see README)
+    min_description_length = 20
+
+A problem in the settings is a located TD240 diagnostic; the command then
+stops with exit code 2 rather than guess.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tooldeck._diagnostics import Diagnostic, SourceLocation
+
+__all__ = ["PROJECT_FILES", "ProjectSettings", "find_project"]
+
+PROJECT_FILES = ("pyproject.toml", "tooldeck.yaml")
+_KEYS = ("manifests", "allow_handlers", "project_dir", "config", "lint")
+
+
+@dataclass(frozen=True)
+class ProjectSettings:
+    """What a project declares for the CLI; paths already resolved against ``root``."""
+
+    source: Path
+    """The file the settings came from."""
+    root: Path
+    manifests: tuple[Path, ...] = ()
+    allow_handlers: tuple[str, ...] = ()
+    project_dir: Path | None = None
+    config: Path | None = None
+    diagnostics: tuple[Diagnostic, ...] = field(default=())
+
+
+def find_project(start: Path | None = None) -> ProjectSettings | None:
+    """The settings of the nearest configured project at or above ``start`` (cwd)."""
+    here = (start or Path.cwd()).resolve()
+    for folder in (here, *here.parents):
+        pyproject = folder / "pyproject.toml"
+        if pyproject.is_file():
+            table = _pyproject_table(pyproject)
+            if table is not None:
+                return _settings(pyproject, table)
+        standalone = folder / "tooldeck.yaml"
+        if standalone.is_file():
+            return _settings(standalone, _yaml_table(standalone))
+    return None
+
+
+def _pyproject_table(path: Path) -> dict[str, Any] | Diagnostic | None:
+    import tomllib
+
+    try:
+        data = tomllib.loads(path.read_text("utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        return _problem(path, f"cannot read {path.name}: {exc}")
+    tool = data.get("tool")
+    table = tool.get("tooldeck") if isinstance(tool, dict) else None
+    if table is None:
+        return None  # a pyproject of a project that does not use tooldeck: keep looking
+    if not isinstance(table, dict):
+        return _problem(path, "[tool.tooldeck] must be a table")
+    return table
+
+
+def _yaml_table(path: Path) -> dict[str, Any] | Diagnostic:
+    from tooldeck.manifest._yamlsource import read_yaml
+
+    doc = read_yaml(path)
+    if doc.diagnostics:
+        return doc.diagnostics[0]
+    if doc.data is None:
+        return {}
+    if not isinstance(doc.data, dict):
+        return _problem(path, "tooldeck.yaml must be a mapping of settings")
+    return dict(doc.data)
+
+
+def _settings(path: Path, table: dict[str, Any] | Diagnostic | None) -> ProjectSettings:
+    root = path.parent
+    if isinstance(table, Diagnostic):
+        return ProjectSettings(source=path, root=root, diagnostics=(table,))
+    table = table or {}
+    problems: list[Diagnostic] = []
+    unknown = sorted(set(table) - set(_KEYS))
+    if unknown:
+        problems.append(
+            _problem(
+                path,
+                f"unknown setting(s) {', '.join(unknown)}; known: {', '.join(_KEYS)}",
+                unknown[0],
+            )
+        )
+
+    def paths(key: str) -> tuple[Path, ...]:
+        value = table.get(key, [])
+        if isinstance(value, str):
+            value = [value]
+        if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+            problems.append(_problem(path, f"{key} must be a list of paths", key))
+            return ()
+        return tuple(root / v for v in value)
+
+    def one_path(key: str) -> Path | None:
+        value = table.get(key)
+        if value is None:
+            return None
+        if not isinstance(value, str) or not value:
+            problems.append(_problem(path, f"{key} must be a path", key))
+            return None
+        return root / value
+
+    handlers = table.get("allow_handlers", [])
+    if isinstance(handlers, str):
+        handlers = [handlers]
+    if not isinstance(handlers, list) or not all(isinstance(h, str) and h for h in handlers):
+        problems.append(
+            _problem(path, "allow_handlers must be a list of module prefixes", "allow_handlers")
+        )
+        handlers = []
+    return ProjectSettings(
+        source=path,
+        root=root,
+        manifests=paths("manifests"),
+        allow_handlers=tuple(handlers),
+        project_dir=one_path("project_dir"),
+        config=one_path("config"),
+        diagnostics=tuple(problems),
+    )
+
+
+def _problem(path: Path, message: str, key: str | None = None) -> Diagnostic:
+    """A TD240 at the line that sets ``key`` (found in the text), else at the file."""
+    line, column = 1, 1
+    if key is not None:
+        try:
+            lines = path.read_text("utf-8", errors="replace").splitlines()
+        except OSError:
+            lines = []
+        for number, text in enumerate(lines, start=1):
+            stripped = text.lstrip()
+            if stripped.startswith(key) and stripped[len(key) :].lstrip()[:1] in ("=", ":"):
+                line, column = number, len(text) - len(stripped) + 1
+                break
+    location = SourceLocation(file=str(path), line=line, column=column)
+    return Diagnostic(code="TD240", message=message, location=location)
