@@ -91,9 +91,22 @@ def test_manifest_example_lints_clean(run_line, tmp_path):
 def test_lint_settings_example_is_valid_toml(tmp_path):
     import tomllib
 
-    (block,) = _blocks("toml")
-    settings = tomllib.loads(block)["tool"]["tooldeck"]["lint"]
-    assert settings["severity"] == {"TD402": "off"}
+    blocks = [tomllib.loads(b)["tool"]["tooldeck"] for b in _blocks("toml")]
+    assert any(b.get("lint", {}).get("severity") == {"TD402": "off"} for b in blocks)
+
+
+def test_project_settings_example_is_read_as_documented(tmp_path):
+    """The [tool.tooldeck] example in the README is what the CLI reads, keys and all."""
+    from tooldeck.cli._project import find_project
+
+    (block,) = [b for b in _blocks("toml") if "allow_handlers" in b]
+    (tmp_path / "pyproject.toml").write_text(block, encoding="utf-8")
+    found = find_project(tmp_path)
+    assert found is not None
+    assert found.diagnostics == ()
+    assert found.manifests == (tmp_path / "manifests",)
+    assert found.allow_handlers == ("myapp.tools",)
+    assert found.config == tmp_path / "config" / "app.yaml"
 
 
 def test_execution_policies_example_runs():
