@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from tooldeck._diagnostics import SourceLocation
-from tooldeck._errors import RegistrationError
+from tooldeck._errors import RegistrationError, ToolFailed
 from tooldeck._params import JSON_TYPES, TYPE_ALIASES, ParamDescriptor
 
 # JSON_TYPES, TYPE_ALIASES and ParamDescriptor moved to tooldeck._params; they stay
@@ -65,7 +65,13 @@ class RetrySpec:
         object.__setattr__(self, "on", tuple(self.on))
 
     def matches(self, exc: BaseException) -> bool:
-        """Whether ``exc`` is one of the retryable kinds (by class name, MRO included)."""
+        """Whether ``exc`` is one of the retryable kinds (by class name, MRO included).
+
+        A handler's deliberate :class:`~tooldeck.ToolFailed` never is: it is an
+        answer, not a fault, whatever ``on`` names.
+        """
+        if isinstance(exc, ToolFailed):
+            return False
         return any(cls.__name__ in self.on for cls in type(exc).__mro__)
 
     def delay(self, attempt: int) -> float:

@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from tooldeck import ToolCallError, ToolFailed, ToolRegistry, ToolResult
+from tooldeck import RetrySpec, ToolCallError, ToolFailed, ToolRegistry, ToolResult
 
 
 def find_order(order_id: str) -> dict[str, str]:
@@ -74,3 +74,18 @@ def test_a_kind_must_be_named():
         ToolFailed("x", kind="")
     with pytest.raises(ValueError, match="kind"):
         ToolResult.failure("x", kind="")
+
+
+def test_a_deliberate_failure_is_never_retried():
+    calls: list[int] = []
+
+    def flaky(order_id: str) -> str:
+        calls.append(1)
+        raise ToolFailed("no such order", kind="not_found")
+
+    registry = ToolRegistry()
+    registry.add_tool(
+        "flaky", "Find.", flaky, retry=RetrySpec(attempts=3, backoff=0, on=("Exception",))
+    )
+    result = registry.call("flaky", {"order_id": "O-1"})
+    assert (result.error.kind, result.attempts, len(calls)) == ("not_found", 1, 1)
