@@ -60,6 +60,7 @@ from tooldeck._diagnostics import Diagnostic, SourceLocation
 from tooldeck.manifest._yamlconvert import MAX_INTEGER, MIN_INTEGER, _Converter, _Refused
 from tooldeck.manifest._yamldepth import _DEEP_MESSAGE, MAX_DEPTH, _first_too_deep, _shallow
 from tooldeck.manifest._yamldocument import YamlDocument, _at, _diag, json_path
+from tooldeck.manifest._yamlhints import explain_syntax_error
 from tooldeck.manifest._yamlloader import _Loader
 
 __all__ = [
@@ -195,8 +196,9 @@ def _syntax_error(file: str, text: str, exc: yaml.MarkedYAMLError) -> Diagnostic
     problem = exc.problem or "invalid YAML"
     if _char_at(text, line, column) == "\t" or "'\\t'" in problem:
         return _diag(file, "TD203", _TAB_MESSAGE, line, column)
-    context = f" ({exc.context})" if exc.context and exc.context not in problem else ""
-    return _diag(file, "TD204", f"{problem}{context}", line, column)
+    context_line = exc.context_mark.line + 1 if exc.context_mark else None
+    message = explain_syntax_error(problem, exc.context, text, line, column, context_line)
+    return _diag(file, "TD204", message, line, column)
 
 
 _TAB_MESSAGE = "tab character used for indentation; YAML needs spaces"
