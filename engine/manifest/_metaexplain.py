@@ -49,6 +49,9 @@ def _diagnostics(doc: YamlDocument, error: jsonschema.ValidationError) -> list[D
     ) -> Diagnostic:
         return Diagnostic(code=code, message=message, location=doc.locate(where or path, key=key))
 
+    special = _mistake(path, instance, keyword)
+    if special is not None:
+        return [at(*special)]
     if keyword == "additionalProperties" and isinstance(instance, dict):
         allowed = list(schema.get("properties", {}))
         out = []
@@ -107,6 +110,72 @@ def _diagnostics(doc: YamlDocument, error: jsonschema.ValidationError) -> list[D
     if len(message) > _MESSAGE_CHARS:
         message = message[: _MESSAGE_CHARS - 3] + "..."
     return [at("TD213", message)]
+
+
+def _mistake(path: list[Any], instance: Any, keyword: Any) -> tuple[str, str] | None:
+    """Messages for mistakes people make often, with the fix spelled out."""
+    last = path[-1] if path else None
+    if (last == "type" and "params" in path) or (last == "type" and "properties" in path):
+        names = [instance] if isinstance(instance, str) else instance
+        if isinstance(names, list):  # YAML reads a bare null in a type list as None
+            names = ["null" if n is None else n for n in names]
+        if isinstance(names, list) and all(isinstance(n, str) for n in names):
+            unknown = [n for n in names if _type_name(n) is None]
+            if unknown:
+                return ("TD213", _unknown_type(unknown[0]))
+    if last == "properties" and isinstance(instance, dict) and keyword == "type":
+        items = []
+        for name, schema in list(instance.items())[:3]:
+            fields = [f"name: {name}"]
+            if isinstance(schema, dict):
+                fields += [
+                    f"{key}: {_plain(schema[key])}"
+                    for key in ("type", "description")
+                    if key in schema and isinstance(schema[key], str)
+                ]
+            items.append("{" + ", ".join(fields) + "}")
+        more = ", ..." if len(instance) > 3 else ""
+        return (
+            "TD212",
+            "properties is a list of parameters here, not a JSON Schema mapping of name -> "
+            f"schema; write properties: [{', '.join(items)}{more}], or put a whole JSON Schema "
+            "under schema: instead of type/properties",
+        )
+    return None
+
+
+def _plain(text: str) -> str:
+    """A YAML scalar as someone would type it: bare when it needs no quotes."""
+    if text.replace("_", "").replace("-", "").replace(" ", "").isalnum() and ": " not in text:
+        return text
+    return _short(text)
+
+
+def _type_name(name: str) -> str | None:
+    from tooldeck._params import JSON_TYPES, TYPE_ALIASES
+
+    lowered = name.strip().lower()
+    if lowered in JSON_TYPES or lowered == "any":
+        return lowered
+    return TYPE_ALIASES.get(lowered)
+
+
+def _unknown_type(name: str) -> str:
+    import difflib
+
+    from tooldeck._params import JSON_TYPES, TYPE_ALIASES
+
+    allowed = [*JSON_TYPES, "any"]
+    close = difflib.get_close_matches(name.lower(), [*allowed, *TYPE_ALIASES], n=1, cutoff=0.6)
+    hint = ""
+    if close:
+        canonical = TYPE_ALIASES.get(close[0], close[0])
+        hint = f"; did you mean {canonical!r}?"
+    aliases = ", ".join(sorted(TYPE_ALIASES))
+    return (
+        f"unknown type {_short(name)}{hint} Allowed: {', '.join(allowed)} "
+        f"(or a list of them), and the aliases {aliases}"
+    )
 
 
 def _all_required(branches: Any) -> bool:
