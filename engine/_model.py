@@ -17,16 +17,11 @@ from typing import Any, Literal
 
 from tooldeck._diagnostics import SourceLocation
 from tooldeck._errors import RegistrationError, ToolFailed
-from tooldeck._params import JSON_TYPES, TYPE_ALIASES, ParamDescriptor
+from tooldeck._params import ParamDescriptor
 
-# JSON_TYPES, TYPE_ALIASES and ParamDescriptor moved to tooldeck._params; they stay
-# importable from here for engine/_importers until it imports them from there.
 __all__ = [
     "DEFAULT_RETRY_ON",
-    "JSON_TYPES",
-    "TYPE_ALIASES",
     "McpServerSpec",
-    "ParamDescriptor",
     "PromptSpec",
     "ResultSpec",
     "RetrySpec",

@@ -74,7 +74,11 @@ def test_programmatic_api_example_runs():
 
 
 def test_manifest_example_lints_clean(run_line, tmp_path):
-    (manifest,) = [b for b in _blocks("yaml") if b.lstrip().startswith("# yaml-language-server")]
+    (manifest,) = [
+        b
+        for b in _blocks("yaml")
+        if b.lstrip().startswith("# yaml-language-server") and "read_doc" in b
+    ]
     (tmp_path / "docs.yaml").write_text(manifest, encoding="utf-8")
     (tmp_path / "app.yaml").write_text("features: {docs: true}\n", encoding="utf-8")
     done = run_line(

@@ -1,0 +1,51 @@
+"""``tooldeck import``: write manifests from the tool definitions people already have.
+
+Two sources: OpenAI-style function definitions in JSON (Chat Completions,
+Responses, bare ``{name, description, parameters}``, MCP tool lists; JSON,
+JSONL or wrapped in ``tools``), and the public functions of a Python module.
+Both produce an :class:`ImportResult`: tools in manifest form plus every
+problem as a located value (:class:`ImportProblem`, codes ``TD5xx``), never a
+traceback. :func:`render_manifest` writes the YAML, :func:`render_stubs` a
+typed handler module for imported JSON definitions.
+
+Private: the CLI (``tooldeck.cli._import_cmd``) is the public face. The
+package builds on the core and the manifest loader; nothing in them imports it.
+
+    >>> result = import_openai('[{"name": "ping", "description": "Check the service.", '
+    ...                        '"parameters": {"type": "object", "properties": {}}}]')
+    >>> assign_handlers(result, handler_module="myapp.tools")
+    >>> print(render_manifest(result).split("version: 1", 1)[1].strip())
+    tools:
+      - name: ping
+        description: Check the service.
+        handler: myapp.tools:ping
+        params: []
+"""
+
+from tooldeck._importers._handlers import (
+    assign_handlers,
+    module_for_path,
+    python_identifier,
+    valid_module,
+)
+from tooldeck._importers._openai import import_openai
+from tooldeck._importers._problems import ImportProblem, Severity
+from tooldeck._importers._python import import_python
+from tooldeck._importers._result import ImportedTool, ImportResult
+from tooldeck._importers._stubs import render_stubs
+from tooldeck._importers._yaml_out import render_manifest
+
+__all__ = [
+    "ImportProblem",
+    "ImportResult",
+    "ImportedTool",
+    "Severity",
+    "assign_handlers",
+    "import_openai",
+    "import_python",
+    "module_for_path",
+    "python_identifier",
+    "render_manifest",
+    "render_stubs",
+    "valid_module",
+]
