@@ -20,6 +20,7 @@ from decimal import Decimal
 from pathlib import PurePath
 from typing import Any
 
+from tooldeck._jsontypes import json_type_name, show_json
 from tooldeck._typing import is_abc_origin, split_optional, unwrap_annotated
 
 __all__ = ["ConversionError", "Converter", "converter_for"]
@@ -96,9 +97,9 @@ def _guard(convert: Callable[[Any], Any], expected: str) -> Converter:
         try:
             return convert(value)
         except (ValueError, TypeError, ArithmeticError) as exc:
-            raise ConversionError(f"{value!r} is not {expected}") from exc
+            raise ConversionError(_not(value, expected)) from exc
         except Exception as exc:  # pydantic.ValidationError and friends
-            raise ConversionError(f"{value!r} is not {expected}: {exc}") from exc
+            raise ConversionError(f"{_not(value, expected)}: {exc}") from exc
 
     return run
 
@@ -114,7 +115,10 @@ def _dataclass(cls: type) -> Converter:
         if isinstance(value, cls):
             return value
         if not isinstance(value, Mapping):
-            raise ConversionError(f"expected an object for {cls.__name__}, got {value!r}")
+            raise ConversionError(
+                f"expected an object for {cls.__name__}, got {json_type_name(value)} "
+                f"{show_json(value)}"
+            )
         kwargs = {}
         for key, item in value.items():
             if key not in fields:
@@ -148,3 +152,8 @@ def _generic(annotation: Any, origin: Any) -> Converter | None:
             return None
         return lambda v: {k: value_convert(x) for k, x in v.items()}
     return None
+
+
+def _not(value: Any, expected: str) -> str:
+    """``the string "yesterday" is not a date``: the value, its JSON type, what was wanted."""
+    return f"the {json_type_name(value)} {show_json(value)} is not {expected}"

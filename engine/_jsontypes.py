@@ -22,6 +22,8 @@ __all__ = [
     "is_integer",
     "is_number",
     "json_equal",
+    "json_type_name",
+    "show_json",
 ]
 
 Checker = Callable[[Any], bool]
@@ -89,3 +91,37 @@ def conjunction(tests: list[Checker]) -> Checker:
         return lambda v: first(v) and second(v)
     checks = tuple(tests)
     return lambda v: all(test(v) for test in checks)
+
+
+def show_json(value: Any, limit: int = 60) -> str:
+    """A value as a manifest or a model writes it (``null``, ``true``, ``"text"``), cut short.
+
+    Messages quote values this way so a YAML author never reads Python's
+    ``None``/``True``/``'text'`` for what they wrote as ``null``/``true``/``text``.
+    """
+    import json
+
+    try:
+        text = json.dumps(value, ensure_ascii=False, default=repr)
+    except (TypeError, ValueError, RecursionError):
+        text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def json_type_name(value: Any) -> str:
+    """The JSON type a value has: string, integer, number, boolean, null, array, object."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list | tuple):
+        return "array"
+    if isinstance(value, dict):
+        return "object"
+    return type(value).__name__

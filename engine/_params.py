@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tooldeck._errors import RegistrationError
+from tooldeck._jsontypes import show_json
 
 __all__ = [
     "INJECTABLE",
@@ -108,7 +109,7 @@ def normalize_type(value: str | Sequence[str]) -> str | tuple[str, ...]:
             return TYPE_ALIASES[name]
         allowed = ", ".join((*JSON_TYPES, "any", *sorted(TYPE_ALIASES)))
         raise RegistrationError(
-            f"unknown type {value!r}; use one of: {allowed}",
+            f"unknown type {show_json(value)}; use one of: {allowed}",
             code="TD101",
         )
     names: list[str] = []
@@ -267,11 +268,11 @@ def _check_constraints(param: ParamDescriptor) -> None:
         if value is not None and (
             not isinstance(value, int) or isinstance(value, bool) or value < 0
         ):
-            raise fail(f"{name} must be a whole number >= 0, got {value!r}")
+            raise fail(f"{name} must be a whole number >= 0, got {show_json(value)}")
     for name in ("minimum", "maximum"):
         value = getattr(param, name)
         if value is not None and (not isinstance(value, int | float) or isinstance(value, bool)):
-            raise fail(f"{name} must be a number, got {value!r}")
+            raise fail(f"{name} must be a number, got {show_json(value)}")
     for low, high in (
         ("minimum", "maximum"),
         ("min_length", "max_length"),
@@ -283,7 +284,7 @@ def _check_constraints(param: ParamDescriptor) -> None:
     for name in ("pattern", "format", "description"):
         value = getattr(param, name)
         if value is not None and not isinstance(value, str):
-            raise fail(f"{name} must be a string, got {value!r}")
+            raise fail(f"{name} must be a string, got {show_json(value)}")
     if param.pattern is not None:
         from tooldeck._regex import PatternError, check_declared, clip
 

@@ -32,7 +32,7 @@ from tooldeck._binding import (
 from tooldeck._convert import converter_for
 from tooldeck._errors import RegistrationError
 from tooldeck._jsonparse import JsonProblem, parse_json
-from tooldeck._jsontypes import Checker
+from tooldeck._jsontypes import Checker, show_json
 from tooldeck._model import ToolSpec
 from tooldeck._params import ParamDescriptor
 from tooldeck._regex import PatternError
@@ -171,8 +171,8 @@ def _check_nested(
             and not compile_checker(param, root_defs=defs)(param.default)
         ):
             raise RegistrationError(
-                f"parameter {param.name!r}: default {param.default!r} is not valid for the "
-                "parameter's own type and constraints",
+                f"parameter {param.name!r}: default {show_json(param.default)} is not valid "
+                "for the parameter's own type and constraints",
                 tool_name=spec.name,
                 param=param.name,
                 code="TD108",
@@ -205,8 +205,9 @@ def _default_plan(
                     if ref not in seen:
                         where = "a later" if ref in {p.name for p in spec.params} else "an unknown"
                         raise RegistrationError(
-                            f"parameter {param.name!r}: default {value!r} refers to {where} "
-                            f"parameter {ref!r}; placeholders may only name earlier parameters",
+                            f"parameter {param.name!r}: default {show_json(value)} refers to "
+                            f"{where} parameter {ref!r}; placeholders may only name earlier "
+                            "parameters",
                             tool_name=spec.name,
                             param=param.name,
                             code="TD106",
@@ -217,7 +218,7 @@ def _default_plan(
                     continue
             if not check(value):
                 raise RegistrationError(
-                    f"parameter {param.name!r}: default {value!r} is not valid for the "
+                    f"parameter {param.name!r}: default {show_json(value)} is not valid for the "
                     "parameter's own type and constraints",
                     tool_name=spec.name,
                     param=param.name,

@@ -326,7 +326,7 @@ def test_conversion_failure_is_invalid_arguments():
     registry.add_tool("t", "T.", handler, Param("day"))  # no format: validation lets it through
     result = registry.call("t", {"day": "yesterday"})
     assert result.error.kind == "invalid_arguments"
-    assert "$.day: 'yesterday' is not an ISO 8601 date" in result.error.message
+    assert '$.day: the string "yesterday" is not an ISO 8601 date' in result.error.message
 
 
 # ------------------------------------------------------------------ injection

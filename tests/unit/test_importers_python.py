@@ -220,7 +220,7 @@ def test_a_function_the_engine_refuses_is_skipped_the_others_written(module: Any
     assert [t.name for t in result.tools] == ["good"]
     (problem,) = result.errors
     assert (problem.code, problem.name, problem.index) == ("TD511", "bad", 2)
-    assert "default 'three'" in problem.message
+    assert 'default "three"' in problem.message
     assert result.exit_code() == 1
 
 

@@ -587,7 +587,7 @@ def test_reload_status_errors_are_redacted(tmp_path: Path) -> None:
     event = live.load()
     assert [d.code for d in event.diagnostics] == ["TD108"]
     assert SECRET not in event.diagnostics[0].message
-    assert "'***'" in event.diagnostics[0].message
+    assert '"***"' in event.diagnostics[0].message
     (errors,) = registry.reload_status.errors.values()
     assert [d.code for d in errors] == ["TD108"]
     assert all(SECRET not in d.message for d in errors)

@@ -458,7 +458,7 @@ def test_env_values_are_redacted_in_diagnostics_and_call_errors(tmp_path: Path) 
     assert diagnostic.location is not None
     assert diagnostic.location.line == 8
     assert SECRET not in diagnostic.message
-    assert "'***'" in diagnostic.message
+    assert '"***"' in diagnostic.message
     assert SECRET in registry.secrets
     with pytest.raises(ManifestError) as raised:
         result.raise_for_errors()

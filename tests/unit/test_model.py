@@ -48,7 +48,7 @@ def test_unknown_type_is_rejected_naming_allowed_types():
     with pytest.raises(RegistrationError) as info:
         ParamDescriptor("x", "strng")
     message = str(info.value)
-    assert "'strng'" in message
+    assert '"strng"' in message
     for allowed in ("string", "integer", "number", "boolean", "array", "object", "any"):
         assert allowed in message
     assert info.value.param == "x"
