@@ -148,3 +148,14 @@ def test_manifests_accept_default_null(tmp_path):
     registry, result = load_manifests([path], allowed_handlers=[__name__], environ={})
     assert result.ok, [d.format() for d in result.diagnostics]
     assert registry.call("show", {"text": "a"}).value == {"text": "a", "limit": None}
+
+
+def test_messages_write_json_values_never_python_ones():
+    with pytest.raises(RegistrationError) as raised:
+        Param("n", "integer", description="N", min_length=None, minimum="x")
+    assert 'got "x"' in str(raised.value)
+    with pytest.raises(RegistrationError) as raised:
+        registry_with(lambda **kw: kw, Param("flag", "string", enum=["a"], default=True))
+    message = str(raised.value)
+    assert "default true is not valid" in message
+    assert "True" not in message
