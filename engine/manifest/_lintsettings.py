@@ -31,12 +31,19 @@ _LEVELS = {"error": Severity.ERROR, "warning": Severity.WARNING, "info": Severit
 
 
 def load_settings(start: Path | None = None) -> tuple[LintSettings, list[Diagnostic]]:
-    """``[tool.tooldeck.lint]`` from the nearest pyproject.toml at or above ``start``."""
+    """``[tool.tooldeck.lint]`` from the nearest pyproject.toml at or above ``start``.
+
+    A folder with no pyproject.toml but a ``tooldeck.yaml`` (projects without
+    one) is read the same way: its ``lint:`` mapping holds the same keys.
+    """
     here = (start or Path.cwd()).resolve()
     for folder in (here, *here.parents):
         candidate = folder / "pyproject.toml"
         if candidate.is_file():
             return _parse_settings(candidate)
+        standalone = folder / "tooldeck.yaml"
+        if standalone.is_file():
+            return _parse_settings(standalone)
     return LintSettings(), []
 
 
@@ -46,11 +53,21 @@ def _parse_settings(path: Path) -> tuple[LintSettings, list[Diagnostic]]:
     def problem(message: str) -> Diagnostic:
         return Diagnostic(code="TD400", message=message, location=SourceLocation(file=str(path)))
 
-    try:
-        table = tomllib.loads(path.read_text("utf-8")).get("tool", {}).get("tooldeck", {})
-    except (OSError, tomllib.TOMLDecodeError) as exc:
-        return LintSettings(), [problem(f"cannot read lint settings: {exc}")]
+    if path.suffix == ".yaml":
+        from tooldeck.manifest._yamlsource import read_yaml
+
+        doc = read_yaml(path)
+        if doc.diagnostics:
+            return LintSettings(), list(doc.diagnostics)
+        table = doc.data if isinstance(doc.data, dict) else {}
+    else:
+        try:
+            table = tomllib.loads(path.read_text("utf-8")).get("tool", {}).get("tooldeck", {})
+        except (OSError, tomllib.TOMLDecodeError) as exc:
+            return LintSettings(), [problem(f"cannot read lint settings: {exc}")]
     raw = table.get("lint", {})
+    if not isinstance(raw, dict):
+        return LintSettings(), [problem("lint settings must be a table (a mapping)")]
     problems = []
     values: dict[str, Any] = {"source": str(path)}
     for key in ("min_description_length", "min_param_description_length", "token_budget"):

@@ -155,3 +155,16 @@ def test_python_m_version():
     )
     assert done.returncode == 0
     assert done.stdout.startswith("tooldeck ")
+
+
+def test_lint_settings_in_a_standalone_tooldeck_yaml(tmp_path, run_line):
+    run_line("init", cwd=tmp_path)
+    (tmp_path / "pyproject.toml").unlink()
+    (tmp_path / "tooldeck.yaml").write_text(
+        "manifests: [manifests]\nallow_handlers: [hello_tools]\n"
+        "lint: {min_description_length: 500}\n",
+        encoding="utf-8",
+    )
+    done = run_line("lint", "--strict", cwd=tmp_path)
+    assert done.exit_code == 1
+    assert "TD402" in done.stdout  # the threshold came from tooldeck.yaml
