@@ -23,6 +23,7 @@ from tooldeck._diagnostics import Diagnostic, Severity
 from tooldeck._names import is_provider_safe, safe_name
 from tooldeck._registry import ToolRegistry
 from tooldeck.manifest._build import Bundle
+from tooldeck.manifest._lintsignature import check_signatures
 from tooldeck.manifest._manifests import LoadResult
 
 __all__ = ["RULES", "RULE_BY_CODE", "LintContext", "LintSettings", "Rule", "rule"]
@@ -409,5 +410,7 @@ def _has_await(code: types.CodeType) -> bool:
         return True
     return any(isinstance(c, types.CodeType) and _has_await(c) for c in code.co_consts)
 
+
+rule("TD411", "param-handler-mismatch", Severity.WARNING)(check_signatures)
 
 RULE_BY_CODE = {r.code: r for r in RULES}

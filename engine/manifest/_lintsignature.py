@@ -1,0 +1,391 @@
+"""TD411: each declared manifest parameter against the handler's signature.
+
+Three checks on a tool's explicit ``params`` (inferred ones match the handler
+by construction):
+
+- the declared JSON type holds values the handler's annotation cannot take
+  (``type: string`` for an ``int``);
+- a nullable type or ``default: null`` hands ``None`` to a handler whose
+  annotation is not Optional and whose own default is not ``None``;
+- a declared parameter the handler does not accept (no such parameter, no
+  ``**kwargs``), also for tools that failed to build for another reason, where
+  the loader stops at the first error; a TD110 the loader already reported
+  for that parameter is not repeated.
+
+The check is registered by :mod:`tooldeck.manifest._lintrules` (this module
+does not import it: the import graph has no cycles). Only the standard
+library is imported here; annotation classes (``uuid``, ``decimal``,
+pydantic) are looked up in ``sys.modules``, since a handler annotated with
+one has already imported it.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import sys
+import types
+import typing
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any
+
+from tooldeck._diagnostics import Diagnostic, SourceLocation
+
+__all__ = ["accepted_types", "check_signatures"]
+
+CODE = "TD411"
+
+_ARRAY = frozenset({"array"})
+_OBJECT = frozenset({"object"})
+_STRING = frozenset({"string"})
+_VARIADIC = (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
+
+
+def check_signatures(ctx: Any) -> Iterator[Diagnostic]:
+    """A declared parameter that does not fit the handler's signature.
+
+    Catches a declared JSON type the handler's annotation cannot take
+    (``type: string`` for ``count: int``, ``type: object`` for a ``list``),
+    a nullable type or ``default: null`` for a parameter whose annotation is
+    not Optional and whose handler default is not ``None``, and a declared
+    parameter the handler does not accept (also when the tool has other
+    errors, which stop the loader at the first one).
+
+    Why: the schema promises the model values the handler was not written
+    for; calls pass validation and then fail, or misbehave, inside it.
+
+    Bad:  ``- {name: count, type: string}`` for ``def f(count: int)``
+    Good: ``- {name: count, type: integer}``
+    """
+    result = ctx.result
+    reported: set[tuple[str, SourceLocation]] | None = None
+    signatures: dict[int, tuple[Any, inspect.Signature | None]] = {}
+    tables: dict[int, dict[str, tuple[frozenset[str], inspect.Parameter]]] = {}
+    for bundle in result.bundles.values():
+        doc = result.documents.get(bundle.file)
+        data = getattr(doc, "data", None)
+        entries = data.get("tools") if isinstance(data, Mapping) else None
+        if not isinstance(entries, list):
+            continue
+        built = {bundle.tool_paths[spec.name]: spec for spec in bundle.tools}
+        for index, entry in enumerate(entries):
+            declared = entry.get("params") if isinstance(entry, Mapping) else None
+            if not isinstance(declared, list) or not declared:
+                continue
+            path: tuple[str | int, ...] = ("tools", index)
+            spec = built.get(path)
+            if spec is not None:
+                handler = spec.handler
+            else:
+                if reported is None:
+                    reported = {(d.code, d.location) for d in result.diagnostics}
+                handler = _failed_tool_handler(entry, doc.locate((*path, "handler")), reported)
+            if handler is None:
+                continue
+            signature = _signature(handler, signatures)
+            if signature is None:
+                continue
+            tool = spec.name if spec is not None else entry.get("name")
+            reference = str(entry.get("handler"))
+            if spec is None:
+                if reported is None:
+                    reported = {(d.code, d.location) for d in result.diagnostics}
+                yield from _not_accepted(
+                    ctx,
+                    bundle,
+                    doc=doc,
+                    path=path,
+                    declared=declared,
+                    signature=signature,
+                    reference=reference,
+                    tool=tool,
+                    reported=reported,
+                )
+                continue
+            table = tables.get(id(handler))
+            if table is None:
+                table = tables[id(handler)] = _annotations(signature)
+            if table:
+                yield from _types(
+                    ctx,
+                    bundle,
+                    path=path,
+                    declared=declared,
+                    spec=spec,
+                    table=table,
+                    reference=reference,
+                )
+
+
+def _failed_tool_handler(
+    entry: Mapping[str, Any],
+    where: SourceLocation,
+    reported: set[tuple[str, SourceLocation]],
+) -> Callable[..., Any] | None:
+    """The handler of a tool that did not build, if the loader resolved it (never a new import)."""
+    reference = entry.get("handler")
+    if not isinstance(reference, str) or ":" not in reference:
+        return None
+    if any(code.startswith("TD3") and location == where for code, location in reported):
+        return None  # not allowed, not importable, not callable: the loader said so
+    module = reference.partition(":")[0]
+    if module not in sys.modules:
+        return None
+    from tooldeck.manifest._resolve import resolve_handler
+
+    try:  # allowed: just that module, which the loader imported under its own allow-list
+        return resolve_handler(reference, (module,))
+    except Exception:
+        return None
+
+
+def _not_accepted(
+    ctx: Any,
+    bundle: Any,
+    *,
+    doc: Any,
+    path: tuple[str | int, ...],
+    declared: list[Any],
+    signature: inspect.Signature,
+    reference: str,
+    tool: str | None,
+    reported: set[tuple[str, SourceLocation]],
+) -> Iterator[Diagnostic]:
+    parameters = signature.parameters
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values()):
+        return
+    accepted = [n for n, p in parameters.items() if p.kind not in _VARIADIC]
+    for index, raw in enumerate(declared):
+        name = raw.get("name") if isinstance(raw, Mapping) else None
+        if not isinstance(name, str) or name in accepted:
+            continue
+        where = (*path, "params", index, "name")
+        if ("TD110", doc.locate(where)) in reported:
+            continue
+        listed = f"parameters: {', '.join(accepted)}" if accepted else "no parameters"
+        yield ctx.at(
+            bundle,
+            where,
+            CODE,
+            f"declared parameter {name!r} is not accepted by handler {reference} "
+            f"({listed}); rename it or add **kwargs",
+            tool,
+        )
+
+
+def _signature(
+    handler: Any, cache: dict[int, tuple[Any, inspect.Signature | None]]
+) -> inspect.Signature | None:
+    """The handler's signature, looked up once per handler in a run (tools share handlers)."""
+    found = cache.get(id(handler))
+    if found is None:
+        from tooldeck._typing import signature_of
+
+        found = cache[id(handler)] = (handler, signature_of(handler))  # keeps the id alive
+    return found[1]
+
+
+def _annotations(
+    signature: inspect.Signature,
+) -> dict[str, tuple[frozenset[str], inspect.Parameter]]:
+    """Parameter name -> (JSON types its annotation takes, the parameter), where known."""
+    from tooldeck._typing import is_context_annotation
+
+    table = {}
+    for name, target in signature.parameters.items():
+        annotation = target.annotation
+        if target.kind in _VARIADIC or annotation is inspect.Parameter.empty:
+            continue
+        if is_context_annotation(annotation):
+            continue
+        takes = accepted_types(annotation)
+        if takes is not None:  # None: anything, or an annotation this table does not know
+            table[name] = (takes, target)
+    return table
+
+
+def _types(
+    ctx: Any,
+    bundle: Any,
+    *,
+    path: tuple[str | int, ...],
+    declared: list[Any],
+    spec: Any,
+    table: dict[str, tuple[frozenset[str], inspect.Parameter]],
+    reference: str,
+) -> Iterator[Diagnostic]:
+    for index, param in enumerate(spec.params):
+        known = table.get(param.name)
+        if known is None:
+            continue
+        raw = declared[index] if index < len(declared) else None
+        if not isinstance(raw, Mapping) or param.injected is not None:
+            continue
+        kinds = param.types
+        if not kinds:
+            continue  # `any`: nothing declared to compare
+        takes, target = known
+        annotation = target.annotation
+        wrong = [k for k in kinds if k != "null" and k not in takes]
+        if not wrong and ("null" in takes or not ("null" in kinds or param.absent_default)):
+            continue
+        here = (*path, "params", index)
+        key = "type" if "type" in raw else "schema" if "schema" in raw else None
+        type_path = here if key is None else (*here, key)
+        shown = _annotation_text(annotation)
+        if wrong:
+            yield ctx.at(
+                bundle,
+                type_path,
+                CODE,
+                f"parameter {param.name!r} is declared {_json_type(kinds)} but handler "
+                f"{reference} annotates it `{shown}`, which takes {_json_type(sorted(takes))}; "
+                "change the declared type or the annotation",
+                spec.name,
+            )
+        if "null" in takes:
+            continue
+        default = target.default
+        if "null" in kinds and default is not None:
+            yield ctx.at(
+                bundle,
+                type_path,
+                CODE,
+                f"parameter {param.name!r} is declared {_json_type(kinds)}, so the model may "
+                f"send null, but handler {reference} annotates it `{shown}` (not Optional) "
+                "without a default of null; make the annotation Optional or drop null",
+                spec.name,
+            )
+        elif param.absent_default and default is inspect.Parameter.empty:
+            yield ctx.at(
+                bundle,
+                (*here, "default") if "default" in raw else here,
+                CODE,
+                f"parameter {param.name!r} has default null, which handler {reference} "
+                f"receives when it is absent, but annotates it `{shown}` (not Optional) "
+                "without a default of its own; make the annotation Optional or give the "
+                "handler a default",
+                spec.name,
+            )
+
+
+def _json_type(kinds: Any) -> str:
+    if isinstance(kinds, str):
+        return f"type {json.dumps(kinds)}"
+    items = list(kinds)
+    return f"type {json.dumps(items[0])}" if len(items) == 1 else f"type {json.dumps(items)}"
+
+
+def _annotation_text(annotation: Any) -> str:
+    if isinstance(annotation, type):
+        return annotation.__qualname__
+    return inspect.formatannotation(annotation).replace("typing.", "")
+
+
+def accepted_types(annotation: Any) -> frozenset[str] | None:
+    """The JSON types a handler annotation can take; None for anything (or unknown)."""
+    from tooldeck._typing import split_optional, unwrap_annotated
+
+    annotation, _ = unwrap_annotated(annotation)
+    inner, optional = split_optional(annotation)
+    if optional:
+        base = accepted_types(inner)
+        return None if base is None else base | {"null"}
+    if annotation is inspect.Parameter.empty or annotation is Any or annotation is object:
+        return None
+    if annotation is None or annotation is type(None):
+        return frozenset({"null"})
+    supertype = getattr(annotation, "__supertype__", None)  # typing.NewType
+    if supertype is not None:
+        return accepted_types(supertype)
+    origin = typing.get_origin(annotation)
+    if origin is not None:
+        return _generic(annotation, origin)
+    if isinstance(annotation, type):
+        return _class(annotation)
+    return None  # a forward reference left as a string, a TypeVar, ...
+
+
+def _generic(annotation: Any, origin: Any) -> frozenset[str] | None:
+    from tooldeck._typing import is_abc_origin
+
+    args = typing.get_args(annotation)
+    if origin is typing.Union or origin is types.UnionType:
+        found: frozenset[str] = frozenset()
+        for arg in args:
+            part = accepted_types(arg)
+            if part is None:
+                return None
+            found |= part
+        return found
+    if origin is typing.Literal:
+        return _values(args)
+    if origin is typing.Annotated:
+        return accepted_types(args[0]) if args else None
+    if origin in (list, tuple, set, frozenset) or is_abc_origin(origin, "Sequence", "Set"):
+        return _ARRAY
+    if origin is dict or is_abc_origin(origin, "Mapping"):
+        return _OBJECT
+    return None
+
+
+def _class(cls: type) -> frozenset[str] | None:
+    import enum
+
+    from tooldeck._typing import is_abc_origin
+
+    if cls is bool:
+        return frozenset({"boolean"})
+    if issubclass(cls, enum.Enum):
+        return _values(tuple(member.value for member in cls))
+    if cls is int:
+        return frozenset({"integer"})
+    if cls is float:
+        return frozenset({"number", "integer"})
+    if issubclass(cls, str):
+        return _STRING
+    if _is_string_class(cls):
+        return _STRING
+    decimal = sys.modules.get("decimal")
+    if decimal is not None and cls is decimal.Decimal:
+        return frozenset({"number", "integer", "string"})
+    if issubclass(cls, list | tuple | set | frozenset) or is_abc_origin(cls, "Sequence", "Set"):
+        return _ARRAY
+    if issubclass(cls, dict) or is_abc_origin(cls, "Mapping"):
+        return _OBJECT
+    if typing.is_typeddict(cls) or hasattr(cls, "__dataclass_fields__"):
+        return _OBJECT
+    if callable(getattr(cls, "model_validate", None)):  # a pydantic model
+        return _OBJECT
+    return None
+
+
+def _is_string_class(cls: type) -> bool:
+    """Path, date, datetime, time and UUID: sent as strings, converted on the way in."""
+    pathlib = sys.modules.get("pathlib")
+    if pathlib is not None and issubclass(cls, pathlib.PurePath):
+        return True
+    datetime = sys.modules.get("datetime")
+    if datetime is not None and cls in (datetime.date, datetime.datetime, datetime.time):
+        return True
+    uuid = sys.modules.get("uuid")
+    return uuid is not None and cls is uuid.UUID
+
+
+def _values(values: tuple[Any, ...]) -> frozenset[str] | None:
+    """The JSON types of literal (or Enum) values; None when one has no JSON type here."""
+    found = set()
+    for value in values:
+        if value is None:
+            found.add("null")
+        elif isinstance(value, bool):
+            found.add("boolean")
+        elif isinstance(value, int):
+            found.add("integer")
+        elif isinstance(value, float):
+            found.update(("number", "integer"))
+        elif isinstance(value, str):
+            found.add("string")
+        else:
+            return None
+    return frozenset(found)
