@@ -70,6 +70,8 @@ def _pyproject_table(path: Path) -> dict[str, Any] | Diagnostic | None:
         data = tomllib.loads(path.read_text("utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         return _problem(path, f"cannot read {path.name}: {exc}")
+    except RecursionError:  # tomllib recurses per nesting level
+        return _problem(path, f"cannot read {path.name}: nested too deep")
     tool = data.get("tool")
     table = tool.get("tooldeck") if isinstance(tool, dict) else None
     if table is None:

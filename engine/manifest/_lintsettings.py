@@ -62,10 +62,14 @@ def _parse_settings(path: Path) -> tuple[LintSettings, list[Diagnostic]]:
         table = doc.data if isinstance(doc.data, dict) else {}
     else:
         try:
-            table = tomllib.loads(path.read_text("utf-8")).get("tool", {}).get("tooldeck", {})
-        except (OSError, tomllib.TOMLDecodeError) as exc:
+            data = tomllib.loads(path.read_text("utf-8"))
+            tool = data.get("tool", {})
+            table = tool.get("tooldeck", {}) if isinstance(tool, dict) else {}
+        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
             return LintSettings(), [problem(f"cannot read lint settings: {exc}")]
-    raw = table.get("lint", {})
+        except RecursionError:  # tomllib recurses per nesting level
+            return LintSettings(), [problem("cannot read lint settings: nested too deep")]
+    raw = table.get("lint", {}) if isinstance(table, dict) else {}
     if not isinstance(raw, dict):
         return LintSettings(), [problem("lint settings must be a table (a mapping)")]
     problems = []
@@ -77,7 +81,11 @@ def _parse_settings(path: Path) -> tuple[LintSettings, list[Diagnostic]]:
             else:
                 problems.append(problem(f"[tool.tooldeck.lint] {key} must be a whole number"))
     severity = {}
-    for code, level in dict(raw.get("severity", {})).items():
+    levels = raw.get("severity", {})
+    if not isinstance(levels, dict):
+        problems.append(problem("[tool.tooldeck.lint.severity] must be a table of CODE = level"))
+        levels = {}
+    for code, level in levels.items():
         if code not in RULE_BY_CODE:
             problems.append(
                 problem(

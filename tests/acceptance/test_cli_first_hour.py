@@ -8,6 +8,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import SCRIPTS
 
 
@@ -168,3 +170,30 @@ def test_lint_settings_in_a_standalone_tooldeck_yaml(tmp_path, run_line):
     done = run_line("lint", "--strict", cwd=tmp_path)
     assert done.exit_code == 1
     assert "TD402" in done.stdout  # the threshold came from tooldeck.yaml
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "[tool.tooldeck]\nmanifests = " + "[" * 20_000 + "]" * 20_000 + "\n",
+        'tool = "x"\n',
+        "[tool.tooldeck]\nlint = 3\n",
+        "[tool.tooldeck.lint]\nseverity = [1]\n",
+        "[tool.tooldeck.lint]\nseverity = {TD402 = 3}\n",
+        "[tool.tooldeck]\nmanifests = [\n",
+    ],
+    ids=[
+        "nested too deep",
+        "tool not a table",
+        "lint not a table",
+        "severity a list",
+        "level a number",
+        "broken toml",
+    ],
+)
+def test_hostile_project_settings_are_reported_never_a_traceback(tmp_path, run_line, text):
+    (tmp_path / "pyproject.toml").write_text(text, encoding="utf-8")
+    manifests = Path(__file__).resolve().parents[2] / "manifests"
+    done = run_line("lint", "-m", str(manifests), cwd=tmp_path)
+    assert done.exit_code in (0, 1, 2)
+    assert "Traceback" not in done.output
