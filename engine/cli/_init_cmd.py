@@ -72,6 +72,16 @@ def schema_path() -> Path:
 
 
 def run(args: argparse.Namespace) -> int:
+    try:
+        return _init(args)
+    except (OSError, UnicodeDecodeError) as exc:
+        print(f"tooldeck: cannot create the starter: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+
+
+def _init(args: argparse.Namespace) -> int:
+    import os
+
     root: Path = args.directory
     module: str = args.module
     if not module.isidentifier():
@@ -80,9 +90,13 @@ def run(args: argparse.Namespace) -> int:
     manifest = root / "manifests" / "hello.yaml"
     handlers = root / f"{module}.py"
     pyproject = root / "pyproject.toml"
-    taken = [str(p) for p in (manifest, handlers) if p.exists()]
+    # lexists: a dangling symlink counts as taken; writing through it would land elsewhere.
+    taken = [str(p) for p in (manifest, handlers) if os.path.lexists(p)]
     if taken:
         print(f"tooldeck: not overwriting {', '.join(taken)}", file=sys.stderr)
+        return EXIT_USAGE
+    if pyproject.is_symlink():
+        print(f"tooldeck: {pyproject} is a symlink; not writing through it", file=sys.stderr)
         return EXIT_USAGE
     existing = pyproject.read_text("utf-8") if pyproject.is_file() else ""
     if "[tool.tooldeck]" in existing:

@@ -197,3 +197,19 @@ def test_hostile_project_settings_are_reported_never_a_traceback(tmp_path, run_l
     done = run_line("lint", "-m", str(manifests), cwd=tmp_path)
     assert done.exit_code in (0, 1, 2)
     assert "Traceback" not in done.output
+
+
+def test_init_never_writes_through_a_symlink_and_reports_os_errors(tmp_path, run_line):
+    outside = tmp_path / "outside.py"
+    project = tmp_path / "p"
+    project.mkdir()
+    (project / "hello_tools.py").symlink_to(outside)  # dangling: exists() would say no
+    done = run_line("init", str(project))
+    assert done.exit_code == 2
+    assert "not overwriting" in done.stderr
+    assert not outside.exists()
+    blocked = tmp_path / "file"
+    blocked.write_text("", encoding="utf-8")
+    done = run_line("init", str(blocked / "sub"))
+    assert done.exit_code == 2
+    assert "cannot create the starter" in done.stderr
