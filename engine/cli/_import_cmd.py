@@ -23,6 +23,7 @@ is self-contained: ``add_arguments``/``run`` (the CLI's command protocol) or
 
 from __future__ import annotations
 
+import contextlib
 import sys
 
 TYPE_CHECKING = False  # `typing` costs ~3 ms to import; mypy treats this name as True
@@ -249,15 +250,26 @@ def _read(file: str) -> tuple[str, str]:
 
 
 def _refuse_overwrite(path: Path | None, force: bool) -> None:
-    if path is not None and path.exists() and not force:
+    import os
+
+    # lexists: a symlink (dangling or not) is something there too
+    if path is not None and os.path.lexists(path) and not force:
         raise _Usage(f"{path} exists; pass --force to overwrite it")
 
 
 def _write(path: Path, text: str) -> None:
     """Write ``text`` whole or not at all (a crash never leaves half a manifest)."""
     import os
+    import tempfile
 
     path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_name(f".{path.name}.partial")
-    partial.write_text(text, encoding="utf-8")
-    os.replace(partial, path)
+    # A fresh name made with O_EXCL: nothing planted beside the target is written through.
+    handle, partial = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".partial")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            out.write(text)
+        os.replace(partial, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(partial)
+        raise

@@ -325,3 +325,33 @@ def test_the_readme_example_through_the_wired_cli(tmp_path, run_line):
     parameters = _json.loads(exported.stdout)[0]["function"]["parameters"]
     assert parameters["properties"]["unit"]["enum"] == original["properties"]["unit"]["enum"]
     assert parameters["required"] == original["required"]
+
+
+def test_import_never_writes_through_a_planted_symlink(tmp_path, run_line):
+    (tmp_path / "t.json").write_text(
+        '[{"name": "f", "description": "F does things.", "parameters": {"type": "object",'
+        ' "properties": {"a": {"type": "string"}}}}]',
+        encoding="utf-8",
+    )
+    outside = tmp_path / "outside.yaml"
+    (tmp_path / "out.yaml").symlink_to(outside)  # dangling
+    done = run_line(
+        "import", "openai", "t.json", "--handler-module", "m", "-o", "out.yaml", cwd=tmp_path
+    )
+    assert done.exit_code == 2
+    assert "exists; pass --force" in done.stderr
+    assert not outside.exists()
+    forced = run_line(
+        "import",
+        "openai",
+        "t.json",
+        "--handler-module",
+        "m",
+        "-o",
+        "out.yaml",
+        "--force",
+        cwd=tmp_path,
+    )
+    assert forced.exit_code == 0, forced.output
+    assert not outside.exists()  # the link itself was replaced, never written through
+    assert not (tmp_path / "out.yaml").is_symlink()
