@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import argparse
 import cProfile
-import functools
 import gc
 import json
 import os
@@ -420,34 +419,40 @@ def load_stages(folder: Path, paths: list[Path], reps: int) -> list[tuple[str, f
                 for doc in docs
             ]
             t4 = clock()
-            validate_ns = [0]
+            prepare_ns = [0]
+            import tooldeck.manifest._build as build_module
 
-            def timed_validate(
-                spec: Any,
-                group: str,
-                registry: ToolRegistry = registry,
-                ns: list[int] = validate_ns,
-            ) -> None:
+            real_prepare = build_module.prepare_tool
+
+            def timed_prepare(
+                spec: Any, ns: list[int] = prepare_ns, real: Any = real_prepare
+            ) -> Any:
                 start = clock()
-                registry.validate_spec(spec, group=group)
-                ns[0] += clock() - start
+                try:
+                    return real(spec)
+                finally:
+                    ns[0] += clock() - start
 
             bundles = []
-            for doc, data in zip(docs, datas, strict=True):
-                group = GROUP_PREFIX + doc.file
-                bundles.append(
-                    build_bundle(
-                        doc,
-                        data,
-                        allowed=DEFAULT_ALLOWED,
-                        validate=functools.partial(timed_validate, group=group),
-                        search_root=config.search_root(),
-                        app_class=None,
+            build_module.prepare_tool = timed_prepare  # type: ignore[assignment]
+            try:
+                for doc, data in zip(docs, datas, strict=True):
+                    bundles.append(
+                        build_bundle(
+                            doc,
+                            data,
+                            allowed=DEFAULT_ALLOWED,
+                            search_root=config.search_root(),
+                            app_class=None,
+                        )
                     )
-                )
+            finally:
+                build_module.prepare_tool = real_prepare
             t5 = clock()
             for doc, bundle in zip(docs, bundles, strict=True):
-                registry.replace_group(GROUP_PREFIX + doc.file, bundle.tools)
+                registry.replace_group(
+                    GROUP_PREFIX + doc.file, list(bundle.prepared_tools.values())
+                )
             t6 = clock()
         finally:
             gc.enable()
@@ -457,8 +462,8 @@ def load_stages(folder: Path, paths: list[Path], reps: int) -> list[tuple[str, f
         note("read_yaml: read + yaml.compose + node -> value conversion", t2 - t1)
         note("check_document (compiled meta-schema check)", t3 - t2)
         note("interpolate (${...} walk)", t4 - t3)
-        note("build_bundle without validate_spec (resolve, ToolSpec)", t5 - t4 - validate_ns[0])
-        note("registry.validate_spec (prepare_tool: schema, checkers)", validate_ns[0])
+        note("build_bundle without prepare_tool (resolve, ToolSpec)", t5 - t4 - prepare_ns[0])
+        note("prepare_tool (schema, checkers), inside build_bundle", prepare_ns[0])
         note("registry.replace_group (register, 50 swaps)", t6 - t5)
     order = [
         "discover (rglob)",
@@ -466,8 +471,8 @@ def load_stages(folder: Path, paths: list[Path], reps: int) -> list[tuple[str, f
         "  of which yaml.compose alone (C parser -> nodes)",
         "check_document (compiled meta-schema check)",
         "interpolate (${...} walk)",
-        "build_bundle without validate_spec (resolve, ToolSpec)",
-        "registry.validate_spec (prepare_tool: schema, checkers)",
+        "build_bundle without prepare_tool (resolve, ToolSpec)",
+        "prepare_tool (schema, checkers), inside build_bundle",
         "registry.replace_group (register, 50 swaps)",
     ]
     return [(name, _median_ms(steps[name])) for name in order]
