@@ -99,7 +99,13 @@ def test_the_core_never_imports_upward_or_a_leaf_dependency(module):
 
 
 def test_every_internal_module_is_private():
-    public_packages = {"tooldeck", "tooldeck.cli", "tooldeck.manifest", "tooldeck.providers"}
+    public_packages = {
+        "tooldeck",
+        "tooldeck.cli",
+        "tooldeck.manifest",
+        "tooldeck.mcp",
+        "tooldeck.providers",
+    }
     exposed = sorted(
         name
         for name in MODULES

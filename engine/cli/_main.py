@@ -38,6 +38,7 @@ COMMAND_HELP: dict[str, str] = {
     "schema": "print the manifest meta-schema (JSON Schema 2020-12)",
     "init": "create a starter project: a manifest, its handlers, settings",
     "import": "write a manifest from OpenAI-style definitions or a Python module",
+    "serve": "serve the tools and prompts over MCP (stdio or HTTP)",
 }
 """Command name -> its one-line help, in the order ``tooldeck --help`` lists them."""
 _USAGE = "usage: tooldeck [-h] [--version] COMMAND ..."

@@ -1,0 +1,123 @@
+"""``tooldeck serve``: serve the tools and prompts over MCP, on stdio or Streamable HTTP.
+
+On stdio, stdout carries nothing but the protocol: load errors and notes go
+to stderr. Tools with side effects are denied unless ``--allow-side-effects``:
+a server has no terminal to ask at.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from tooldeck.cli._common import EXIT_OK, EXIT_USAGE, Resolved, add_common, load, report_errors
+
+TYPE_CHECKING = False  # `typing` costs ~3 ms to import; mypy treats this name as True
+if TYPE_CHECKING:
+    import argparse
+
+    from tooldeck._policies import ApprovalRequest, Decision
+    from tooldeck._registry import ToolRegistry
+    from tooldeck.mcp import Reload
+
+
+__all__ = ["DENIED", "add_arguments", "run"]
+
+DENIED = (
+    "this MCP server does not run tools with side effects; "
+    "start `tooldeck serve` with --allow-side-effects to allow them"
+)
+"""Why a side-effecting tool was not run, in the words the client (and its model) sees."""
+
+
+def add_arguments(serve: argparse.ArgumentParser) -> None:
+    add_common(serve)
+    serve.add_argument(
+        "--transport",
+        choices=("stdio", "http"),
+        default="stdio",
+        help="stdio (default; for a client that starts the server) or Streamable HTTP at /mcp",
+    )
+    serve.add_argument("--host", default="127.0.0.1", help="HTTP: address to listen on")
+    serve.add_argument("--port", type=int, default=8000, help="HTTP: port to listen on")
+    serve.add_argument(
+        "--reload",
+        action="store_true",
+        help="watch the manifests; clients are told when the tool or prompt list changes",
+    )
+    serve.add_argument(
+        "--allow-side-effects",
+        action="store_true",
+        help="run tools with side effects without asking (otherwise they are denied)",
+    )
+    serve.add_argument(
+        "--stateless",
+        action="store_true",
+        help="HTTP: no sessions, every request stands alone (no change notifications)",
+    )
+
+
+def _deny(request: ApprovalRequest) -> Decision:
+    from tooldeck._policies import Decision
+
+    return Decision.deny(DENIED)
+
+
+def _allow(request: ApprovalRequest) -> bool:
+    return True
+
+
+def run(args: argparse.Namespace) -> int:
+    import asyncio
+
+    if args.stateless and args.transport != "http":
+        print("tooldeck: --stateless applies to --transport http only", file=sys.stderr)
+        return EXIT_USAGE
+    registry, reload = _registry(args)
+    from tooldeck.mcp import serve_http, serve_stdio
+
+    try:
+        with registry:
+            if args.transport == "http":
+                print(
+                    f"serving MCP at http://{args.host}:{args.port}/mcp (Ctrl-C to stop)",
+                    file=sys.stderr,
+                    flush=True,
+                )
+                asyncio.run(
+                    serve_http(
+                        registry,
+                        host=args.host,
+                        port=args.port,
+                        stateless=args.stateless,
+                        reload=reload,
+                    )
+                )
+            else:
+                asyncio.run(serve_stdio(registry, reload=reload))
+    except KeyboardInterrupt:
+        pass
+    return EXIT_OK
+
+
+def _registry(args: argparse.Namespace) -> tuple[ToolRegistry, Reload | None]:
+    """The registry to serve: loaded once, or empty for the watcher to fill (``--reload``)."""
+    allow = bool(args.allow_side_effects)
+    if not args.reload:
+        loaded = load(args, approve=_allow if allow else _deny)
+        report_errors(loaded)
+        return loaded.registry, None
+    from tooldeck._config import load_config
+    from tooldeck._registry import ToolRegistry
+    from tooldeck.mcp import Reload
+
+    resolved = Resolved(args, bundled=True)
+    config = load_config(resolved.config)
+    registry = ToolRegistry(
+        project_dir=resolved.project_dir,
+        config=config.data,
+        approve=None if allow else _deny,
+        allow_side_effects=allow,
+    )
+    return registry, Reload(
+        resolved.manifests, config=config, allowed_handlers=resolved.allow_handlers
+    )

@@ -1,0 +1,76 @@
+"""MCP both ways: serve a :class:`~tooldeck.ToolRegistry`, and attach external MCP servers.
+
+The only place, with its submodules, that imports the ``mcp`` package;
+``import tooldeck`` never loads it, and names here load their module on first
+use (attaching does not import the server side, nor serving the client side).
+
+    from tooldeck.mcp import serve_stdio, attach_servers
+
+    asyncio.run(serve_stdio(registry))               # what `tooldeck serve` runs
+
+    async with attach_servers(registry) as attached:  # `via: client` servers' tools
+        await registry.acall("time_get_current_time", {"timezone": "UTC"})
+"""
+
+import importlib
+import typing
+
+if typing.TYPE_CHECKING:
+    from tooldeck.mcp._attach import (
+        BackgroundAttachment,
+        McpAttachment,
+        ServerHealth,
+        attach_in_background,
+        attach_servers,
+        group_name,
+    )
+    from tooldeck.mcp._server import (
+        READ_ONLY_TAGS,
+        RegistryServer,
+        Reload,
+        build_server,
+        call_result,
+        serve_http,
+        serve_stdio,
+    )
+
+__all__ = [
+    "READ_ONLY_TAGS",
+    "BackgroundAttachment",
+    "McpAttachment",
+    "RegistryServer",
+    "Reload",
+    "ServerHealth",
+    "attach_in_background",
+    "attach_servers",
+    "build_server",
+    "call_result",
+    "group_name",
+    "serve_http",
+    "serve_stdio",
+]
+
+_EXPORTS: dict[str, str] = {
+    "BackgroundAttachment": "tooldeck.mcp._attach",
+    "McpAttachment": "tooldeck.mcp._attach",
+    "READ_ONLY_TAGS": "tooldeck.mcp._server",
+    "RegistryServer": "tooldeck.mcp._server",
+    "Reload": "tooldeck.mcp._server",
+    "ServerHealth": "tooldeck.mcp._attach",
+    "attach_in_background": "tooldeck.mcp._attach",
+    "attach_servers": "tooldeck.mcp._attach",
+    "build_server": "tooldeck.mcp._server",
+    "call_result": "tooldeck.mcp._server",
+    "group_name": "tooldeck.mcp._attach",
+    "serve_http": "tooldeck.mcp._server",
+    "serve_stdio": "tooldeck.mcp._server",
+}
+
+
+def __getattr__(name: str) -> typing.Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'tooldeck.mcp' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value

@@ -1,0 +1,521 @@
+"""External MCP servers (``via: client``) attached to a registry as tools.
+
+:class:`McpAttachment` connects to each server (:mod:`tooldeck.mcp._client`),
+lists its tools and registers them in the group ``mcp:<server name>`` as
+external tools named ``prefix + tool name``. Their handler is a coroutine that
+sends ``tools/call`` on the attachment's event loop; the registry's loop portal
+brings calls there from any thread, so ``registry.call`` works from worker
+threads and ``await registry.acall`` from the loop itself.
+
+Semantics (those of the seed's client-side MCP support):
+
+* a tool name someone else holds (a local tool, another group) shadows the
+  remote tool: it is skipped and reported in :meth:`McpAttachment.health`;
+* each server's tool list is cached for its ``cache_ttl`` and listed again
+  lazily, when one of its tools is called after expiry (or on
+  :meth:`McpAttachment.ensure_fresh` / :meth:`McpAttachment.refresh`);
+* a server that cannot be reached or fails is logged, its tools are left out,
+  other servers are unaffected, and its connection is dropped so the next use
+  reconnects; nothing raises out of listing or refreshing;
+* a call on a connection that died reconnects once before failing with an
+  ``execution_error``; a tool result with ``isError`` fails the call with the
+  server's words (kind ``mcp_error``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import threading
+import time
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from mcp.client.session import ClientSession
+from mcp.shared.exceptions import MCPError
+
+from tooldeck._binding import PreparedTool
+from tooldeck._entries import RegistryChange
+from tooldeck._errors import DuplicateToolError, RegistrationError, ToolFailed
+from tooldeck._model import McpServerSpec, ToolSpec
+from tooldeck._prepare import prepare_tool
+from tooldeck.mcp._client import (
+    ConnectionLost,
+    McpConnection,
+    SessionFactory,
+    describe_error,
+    result_text,
+)
+
+if TYPE_CHECKING:
+    from types import TracebackType
+
+    from mcp_types import Tool
+
+    from tooldeck._registry import ToolRegistry
+
+__all__ = [
+    "BackgroundAttachment",
+    "McpAttachment",
+    "ServerHealth",
+    "attach_in_background",
+    "attach_servers",
+    "group_name",
+]
+
+log = logging.getLogger("tooldeck.mcp")
+
+GROUP_PREFIX = "mcp:"
+
+
+def group_name(server: str) -> str:
+    """The registry group a client-side server's tools live in."""
+    return GROUP_PREFIX + server
+
+
+@dataclass(frozen=True)
+class ServerHealth:
+    """How one attached server is doing, as :meth:`McpAttachment.health` reports it."""
+
+    name: str
+    ok: bool
+    """The last listing succeeded and the connection is not known to be broken."""
+    connected: bool
+    tools: tuple[str, ...] = ()
+    """Registered tool names (prefix included)."""
+    shadowed: tuple[str, ...] = ()
+    """Remote tools left out because the name was already taken (a local tool wins)."""
+    skipped: tuple[str, ...] = ()
+    """Remote tools left out because their schema could not be registered."""
+    error: str | None = None
+    """Why the server is not ok (the last connection, listing or call failure)."""
+    listed_at: float | None = None
+    """``time.monotonic()`` of the last successful listing."""
+    connects: int = 0
+    """Connections opened so far (more than one means it reconnected)."""
+
+
+@dataclass
+class _Server:
+    spec: McpServerSpec
+    conn: McpConnection | None = None
+    tools: dict[str, str] = field(default_factory=dict)
+    """Registered name -> remote tool name."""
+    shadowed: tuple[str, ...] = ()
+    skipped: tuple[str, ...] = ()
+    error: str | None = None
+    listed_at: float | None = None
+    checked_at: float | None = None
+    connects: int = 0
+    handlers: dict[str, Callable[..., Any]] = field(default_factory=dict)
+    list_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    connect_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+
+    @property
+    def group(self) -> str:
+        return group_name(self.spec.name)
+
+
+class McpAttachment:
+    """Client-side MCP servers as registry tools; see the module docstring.
+
+    Args:
+        registry: where the tools go (one group ``mcp:<name>`` per server).
+        servers: the specs to attach; by default every ``via="client"`` server
+            the registry declares. Hosted servers are ignored.
+        timeout: seconds a call may take (the tools' ``ToolSpec.timeout``);
+            ``None`` uses the registry default.
+        timeouts: per-server call timeouts by server name, over ``timeout``.
+        connect_timeout: seconds for spawning/connecting and the handshake,
+            and for each ``tools/list``.
+        retry_after: seconds before a failed server is tried again by
+            :meth:`ensure_fresh` (its ``cache_ttl`` if that is shorter).
+        session_factory: builds the ``ClientSession`` (tests count requests).
+        errlog: where a stdio server's stderr goes (default: this process's).
+    """
+
+    def __init__(
+        self,
+        registry: ToolRegistry,
+        servers: Iterable[McpServerSpec] | None = None,
+        *,
+        timeout: float | None = None,
+        timeouts: Mapping[str, float] | None = None,
+        connect_timeout: float = 30.0,
+        retry_after: float = 5.0,
+        session_factory: SessionFactory = ClientSession,
+        errlog: Any = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.registry = registry
+        specs = registry.mcp_servers() if servers is None else tuple(servers)
+        self._servers = {s.name: _Server(s) for s in specs if s.via == "client"}
+        self._timeout = timeout
+        self._timeouts = dict(timeouts or {})
+        self._connect_timeout = connect_timeout
+        self._retry_after = retry_after
+        self._session_factory = session_factory
+        self._errlog = errlog
+        self._clock = clock
+        self._closed = False
+        self._set_loop = False
+
+    def __repr__(self) -> str:
+        return f"<McpAttachment servers={sorted(self._servers)}>"
+
+    @property
+    def servers(self) -> tuple[str, ...]:
+        """The attached server names."""
+        return tuple(self._servers)
+
+    # ------------------------------------------------------------ lifecycle
+    async def start(self) -> dict[str, RegistryChange]:
+        """Connect to every server and register its tools; never raises for a server."""
+        if self.registry.loop is None:
+            self.registry.use_loop(asyncio.get_running_loop())
+            self._set_loop = True
+        return await self.refresh()
+
+    async def __aenter__(self) -> McpAttachment:
+        await self.start()
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        """Unregister every server's tools and close every connection (stops stdio servers)."""
+        if self._closed:
+            return
+        self._closed = True
+        for state in self._servers.values():
+            self._publish_empty(state)
+        await asyncio.gather(
+            *(self._evict(state, state.conn) for state in self._servers.values()),
+            return_exceptions=True,
+        )
+        if self._set_loop and self.registry.loop is asyncio.get_running_loop():
+            self.registry.use_loop(None)
+
+    # ------------------------------------------------------------- listings
+    async def refresh(self, *names: str) -> dict[str, RegistryChange]:
+        """List the tools of ``names`` (default: every server) again, now."""
+        chosen = [self._state(n) for n in names] if names else list(self._servers.values())
+        changes = await asyncio.gather(*(self._refresh(s, force=True) for s in chosen))
+        return {s.spec.name: c for s, c in zip(chosen, changes, strict=True)}
+
+    async def ensure_fresh(self) -> dict[str, RegistryChange]:
+        """List again the servers whose cache expired (and retry failed ones after a pause)."""
+        stale = [s for s in self._servers.values() if self._expired(s)]
+        changes = await asyncio.gather(*(self._refresh(s, force=False) for s in stale))
+        return {s.spec.name: c for s, c in zip(stale, changes, strict=True)}
+
+    def clear_cache(self, *names: str) -> None:
+        """Forget cached tool lists: the next use (or :meth:`ensure_fresh`) lists again."""
+        for state in [self._state(n) for n in names] if names else self._servers.values():
+            state.listed_at = None
+            state.checked_at = None
+
+    def health(self) -> dict[str, ServerHealth]:
+        """Each server's state: connected, tools, shadowed names, last error."""
+        return {
+            name: ServerHealth(
+                name=name,
+                ok=state.error is None and state.listed_at is not None,
+                connected=state.conn is not None and state.conn.alive,
+                tools=tuple(state.tools),
+                shadowed=state.shadowed,
+                skipped=state.skipped,
+                error=state.error,
+                listed_at=state.listed_at,
+                connects=state.connects,
+            )
+            for name, state in self._servers.items()
+        }
+
+    def _state(self, name: str) -> _Server:
+        try:
+            return self._servers[name]
+        except KeyError:
+            raise KeyError(f"no attached MCP server {name!r}") from None
+
+    def _expired(self, state: _Server) -> bool:
+        if state.checked_at is None:
+            return True
+        ttl = state.spec.cache_ttl
+        if state.error is not None:
+            ttl = min(ttl, self._retry_after)
+        return self._clock() - state.checked_at >= ttl
+
+    async def _refresh(self, state: _Server, *, force: bool) -> RegistryChange:
+        async with state.list_lock:
+            if self._closed:
+                return RegistryChange()
+            if not force and not self._expired(state):
+                return RegistryChange()  # another caller listed while this one waited
+            conn = None
+            try:
+                conn = await self._connect(state)
+                tools = await asyncio.wait_for(conn.list_tools(), self._connect_timeout)
+            except Exception as exc:  # one server's failure never spreads
+                state.error = f"cannot list tools: {describe_error(exc)}"
+                state.checked_at = self._clock()
+                log.warning(
+                    "MCP server %r: %s; its tools are left out", state.spec.name, state.error
+                )
+                await self._evict(state, conn)
+                return self._publish_empty(state)
+            state.error = None
+            state.listed_at = state.checked_at = self._clock()
+            return self._publish(state, tools)
+
+    def _publish(self, state: _Server, tools: list[Tool]) -> RegistryChange:
+        spec = state.spec
+        allowed = None if spec.allowed_tools is None else set(spec.allowed_tools)
+        prepared: list[PreparedTool] = []
+        names: dict[str, str] = {}
+        shadowed: list[str] = []
+        skipped: list[str] = []
+        for tool in tools:
+            if allowed is not None and tool.name not in allowed:
+                continue
+            name = spec.prefix + tool.name
+            if name in names or self._taken_elsewhere(name, state.group):
+                shadowed.append(name)
+                continue
+            try:
+                prepared.append(prepare_tool(self._tool_spec(state, name, tool)))
+            except RegistrationError as exc:
+                skipped.append(name)
+                log.warning("MCP server %r: tool %r left out: %s", spec.name, name, exc)
+                continue
+            names[name] = tool.name
+        if shadowed:
+            log.info(
+                "MCP server %r: %s already registered elsewhere; the existing tools win",
+                spec.name,
+                ", ".join(shadowed),
+            )
+        try:
+            change = self.registry.replace_group(state.group, tools=prepared)
+        except DuplicateToolError as exc:  # a name was taken between the check and the swap
+            state.error = f"cannot register tools: {exc}"
+            log.warning("MCP server %r: %s", spec.name, state.error)
+            return self._publish_empty(state)
+        state.tools = names
+        state.shadowed = tuple(shadowed)
+        state.skipped = tuple(skipped)
+        return change
+
+    def _publish_empty(self, state: _Server) -> RegistryChange:
+        state.tools = {}
+        return self.registry.replace_group(state.group)
+
+    def _taken_elsewhere(self, name: str, group: str) -> bool:
+        if self.registry.get_tool(name) is None:
+            return False
+        try:
+            return self.registry.group_of(name) != group
+        except KeyError:  # removed meanwhile
+            return False
+
+    def _tool_spec(self, state: _Server, name: str, tool: Tool) -> ToolSpec:
+        server = state.spec.name
+        description = tool.description or tool.title or f"{tool.name} (MCP server {server})"
+        hints = tool.annotations
+        return ToolSpec(
+            name=name,
+            description=description,
+            handler=self._handler(state, tool.name),
+            input_schema=dict(tool.input_schema),
+            tags=("mcp", group_name(server)),
+            side_effects=bool(hints is not None and hints.destructive_hint),
+            idempotent=bool(hints is not None and hints.idempotent_hint),
+            timeout=self._timeouts.get(server, self._timeout),
+        )
+
+    def _handler(self, state: _Server, remote: str) -> Callable[..., Any]:
+        # One handler per remote tool, kept across listings: a re-listing with
+        # the same tools changes nothing in the registry.
+        handler = state.handlers.get(remote)
+        if handler is None:
+
+            async def call_mcp_tool(arguments: dict[str, Any]) -> str:
+                return await self._call(state, remote, arguments)
+
+            call_mcp_tool.__name__ = f"mcp_{remote}"
+            handler = state.handlers[remote] = call_mcp_tool
+        return handler
+
+    # ---------------------------------------------------------------- calls
+    async def _call(self, state: _Server, remote: str, arguments: dict[str, Any]) -> str:
+        server = state.spec.name
+        if self._closed:
+            raise ToolFailed(f"MCP server {server!r} is detached", kind="execution_error")
+        if self._expired(state):
+            await self._refresh(state, force=False)
+            if remote not in state.tools.values():
+                why = f": {state.error}" if state.error else ""
+                raise ToolFailed(
+                    f"MCP server {server!r} no longer offers {remote!r}{why}",
+                    kind="execution_error",
+                )
+        for attempt in (1, 2):
+            conn = None
+            try:
+                conn = await self._connect(state)
+                result = await conn.call_tool(remote, dict(arguments))
+            except (ConnectionLost, OSError) as exc:
+                await self._evict(state, conn)
+                state.error = f"connection lost: {describe_error(exc)}"
+                log.warning("MCP server %r: %s (attempt %d)", server, state.error, attempt)
+                if attempt == 2:
+                    raise ToolFailed(
+                        f"MCP server {server!r} is unreachable ({describe_error(exc)})",
+                        kind="execution_error",
+                    ) from exc
+                continue
+            except MCPError as exc:  # the server answered with a protocol error
+                raise ToolFailed(f"{remote}: {exc.message}", kind="mcp_error") from exc
+            if state.listed_at is not None:
+                state.error = None
+            if result.is_error:
+                raise ToolFailed(result_text(result) or f"{remote} failed", kind="mcp_error")
+            return result_text(result)
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    async def _connect(self, state: _Server) -> McpConnection:
+        conn = state.conn
+        if conn is not None and conn.alive:
+            return conn
+        async with state.connect_lock:
+            conn = state.conn
+            if conn is not None and conn.alive:
+                return conn
+            if conn is not None:
+                await self._evict(state, conn)
+            conn = McpConnection(
+                state.spec,
+                connect_timeout=self._connect_timeout,
+                session_factory=self._session_factory,
+                errlog=self._errlog,
+            )
+            await conn.start()
+            state.connects += 1
+            if self._closed:  # aclose ran while connecting
+                await conn.aclose()
+                raise ConnectionLost("the attachment closed")
+            state.conn = conn
+            return conn
+
+    async def _evict(self, state: _Server, conn: McpConnection | None) -> None:
+        """Drop ``conn`` (only if it is still the server's) so the next use reconnects."""
+        if conn is None:
+            return
+        if state.conn is conn:
+            state.conn = None
+        try:
+            await conn.aclose()
+        except Exception as exc:  # closing a broken connection must not fail the caller
+            log.debug("MCP server %r: close failed: %s", state.spec.name, describe_error(exc))
+
+
+@contextlib.asynccontextmanager
+async def attach_servers(
+    registry: ToolRegistry,
+    servers: Iterable[McpServerSpec] | None = None,
+    **options: Any,
+) -> AsyncIterator[McpAttachment]:
+    """``async with attach_servers(registry) as attached:`` on the running loop.
+
+    Connects every client-side server, registers its tools, and on exit
+    unregisters them and closes every connection. If the registry has no loop
+    yet, it uses the running one for the duration. ``options`` go to
+    :class:`McpAttachment`.
+    """
+    attachment = McpAttachment(registry, servers, **options)
+    try:
+        await attachment.start()
+        yield attachment
+    finally:
+        await attachment.aclose()
+
+
+class BackgroundAttachment:
+    """An :class:`McpAttachment` on an event loop in a daemon thread, for sync scripts.
+
+    ``registry.call`` from any other thread reaches the servers; :meth:`close`
+    (or leaving the ``with`` block) detaches and stops the loop.
+    """
+
+    def __init__(self, attachment: McpAttachment, loop: asyncio.AbstractEventLoop) -> None:
+        self.attachment = attachment
+        self.loop = loop
+
+    def __enter__(self) -> McpAttachment:
+        return self.attachment
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def run(self, coroutine: Any) -> Any:
+        """Run one of the attachment's coroutines (``refresh()``...) on its loop and wait."""
+        return asyncio.run_coroutine_threadsafe(coroutine, self.loop).result()
+
+    def close(self) -> None:
+        if self.loop.is_closed():
+            return
+        if self.loop.is_running():
+            with contextlib.suppress(RuntimeError):
+                self.run(self.attachment.aclose())
+            registry = self.attachment.registry
+            if registry.loop is self.loop:
+                registry.use_loop(None)
+            self.loop.call_soon_threadsafe(self.loop.stop)
+
+
+def attach_in_background(
+    registry: ToolRegistry,
+    servers: Iterable[McpServerSpec] | None = None,
+    **options: Any,
+) -> BackgroundAttachment:
+    """Attach the servers from sync code: ``with attach_in_background(registry) as attached:``.
+
+    Starts a loop in a daemon thread, makes it the registry's loop and attaches
+    there. Not for code already inside an event loop (use :func:`attach_servers`).
+    """
+    loop = asyncio.new_event_loop()
+    ready = threading.Event()
+
+    def run() -> None:
+        asyncio.set_event_loop(loop)
+        loop.call_soon(ready.set)
+        try:
+            loop.run_forever()
+        finally:
+            with contextlib.suppress(Exception):
+                loop.run_until_complete(loop.shutdown_asyncgens())
+            loop.close()
+
+    threading.Thread(target=run, name="tooldeck-mcp-loop", daemon=True).start()
+    ready.wait()
+    registry.use_loop(loop)
+
+    async def create() -> McpAttachment:
+        attachment = McpAttachment(registry, servers, **options)
+        await attachment.start()
+        return attachment
+
+    try:
+        attachment = asyncio.run_coroutine_threadsafe(create(), loop).result()
+    except BaseException:
+        loop.call_soon_threadsafe(loop.stop)
+        raise
+    return BackgroundAttachment(attachment, loop)

@@ -1,0 +1,364 @@
+"""The registry as an MCP server: tools and prompts on the ``mcp`` package's low-level Server.
+
+The schemas clients see are the registry's own (:meth:`ToolRegistry.input_schema`),
+never a second generator's; a call goes through :meth:`ToolRegistry.acall`, so
+validation, approval, timeouts and secret redaction are the registry's. A call that
+fails is a tool result with ``isError: true`` and the model-facing words, never a
+protocol error.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+from typing import TYPE_CHECKING, Any
+
+import mcp_types as types
+from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
+from mcp.server.lowlevel import NotificationOptions, Server
+from mcp.server.session import ServerSession
+
+from tooldeck._errors import ToolCallError
+from tooldeck._version import __version__
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from pathlib import Path
+
+    from starlette.applications import Starlette
+
+    from tooldeck._calltypes import ToolResult
+    from tooldeck._entries import RegistryChange
+    from tooldeck._model import ToolSpec
+    from tooldeck._registry import ToolRegistry
+    from tooldeck.manifest._events import ReloadEvent
+
+__all__ = [
+    "READ_ONLY_TAGS",
+    "RegistryServer",
+    "Reload",
+    "build_server",
+    "call_result",
+    "serve_http",
+    "serve_stdio",
+]
+
+logger = logging.getLogger(__name__)
+
+READ_ONLY_TAGS = frozenset({"read-only", "readonly", "read_only"})
+"""A tool tagged with one of these (and without side effects) is announced ``readOnlyHint``."""
+
+_SESSION_HEADER = "mcp-session-id"
+
+
+class RegistryServer:
+    """A low-level MCP ``Server`` answering from a :class:`ToolRegistry`, live.
+
+    Every list is read from the registry when asked, so a reload shows at the
+    next ``tools/list``; :meth:`announce` tells connected sessions that a list
+    changed (``notifications/tools/list_changed``, ``prompts/list_changed``).
+    """
+
+    def __init__(
+        self, registry: ToolRegistry, *, name: str = "tooldeck", list_changed: bool = False
+    ) -> None:
+        self.registry = registry
+        self.list_changed = list_changed
+        self.sessions: list[ServerSession] = []
+        """One session per initialized connection, for server-initiated notifications."""
+        self.server: Server[Any] = Server(
+            name,
+            version=__version__,
+            get_tool_input_schema=self._input_schema_or_none,
+            on_list_tools=self._list_tools,
+            on_call_tool=self._call_tool,
+            on_list_prompts=self._list_prompts,
+            on_get_prompt=self._get_prompt,
+        )
+        self.server.middleware.append(self._track_sessions)
+
+    def initialization_options(self) -> Any:
+        return self.server.create_initialization_options(
+            NotificationOptions(tools_changed=self.list_changed, prompts_changed=self.list_changed)
+        )
+
+    # ------------------------------------------------------------------ tools
+    def tool(self, spec: ToolSpec) -> types.Tool:
+        """The MCP definition of one tool, with the registry's schema."""
+        read_only = not spec.side_effects and bool(READ_ONLY_TAGS.intersection(spec.tags))
+        annotations = types.ToolAnnotations(
+            destructive_hint=True if spec.side_effects else None,
+            read_only_hint=True if read_only else None,
+            idempotent_hint=True if spec.idempotent else None,
+        )
+        return types.Tool(
+            name=self.registry.safe_name(spec.name),
+            description=spec.description,
+            input_schema=self.registry.input_schema(spec.name),
+            annotations=annotations,
+        )
+
+    def _input_schema_or_none(self, name: str) -> dict[str, Any] | None:
+        try:
+            return self.registry.input_schema(name)
+        except KeyError:
+            return None
+
+    async def _list_tools(
+        self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=[self.tool(spec) for spec in self.registry.tools()])
+
+    async def _call_tool(
+        self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
+        context = {"mcp_session_id": _session_id(ctx), "mcp_request_id": ctx.request_id}
+        try:
+            result = await self.registry.acall(
+                params.name, params.arguments or {}, context=context, raise_errors=False
+            )
+        except Exception as exc:  # a bug below must still answer as a tool error
+            logger.exception("tool %r failed unexpectedly", params.name)
+            text = self.registry.secrets.redact(
+                f"Error (internal_error): {type(exc).__name__}: {exc}"
+            )
+            return types.CallToolResult(content=[types.TextContent(text=text)], is_error=True)
+        return call_result(result)
+
+    # ---------------------------------------------------------------- prompts
+    async def _list_prompts(
+        self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListPromptsResult:
+        prompts = [
+            types.Prompt(
+                name=spec.name,
+                description=spec.description or None,
+                arguments=[
+                    types.PromptArgument(
+                        name=param.name,
+                        description=param.description or None,
+                        required=param.required and _no_default(param.default),
+                    )
+                    for param in spec.params
+                ],
+            )
+            for spec in self.registry.prompts()
+        ]
+        return types.ListPromptsResult(prompts=prompts)
+
+    async def _get_prompt(
+        self, ctx: ServerRequestContext[Any], params: types.GetPromptRequestParams
+    ) -> types.GetPromptResult:
+        from mcp.shared.exceptions import MCPError
+
+        spec = self.registry.get_prompt(params.name)
+        if spec is None:
+            raise MCPError(code=types.INVALID_PARAMS, message=f"unknown prompt {params.name!r}")
+        try:
+            message = self.registry.render_prompt(params.name, dict(params.arguments or {}))
+        except ToolCallError as exc:  # bad arguments: the client asked wrongly
+            raise MCPError(code=types.INVALID_PARAMS, message=exc.message) from None
+        return types.GetPromptResult(
+            description=spec.description or None,
+            messages=[
+                types.PromptMessage(role=message.role, content=types.TextContent(text=message.text))
+            ],
+        )
+
+    # ----------------------------------------------------------- notifications
+    async def _track_sessions(
+        self, ctx: ServerRequestContext[Any, Any], call_next: CallNext
+    ) -> HandlerResult:
+        """Keep the session of each connection once it has answered ``initialize``.
+
+        Kept at ``initialize`` rather than at ``notifications/initialized``: a
+        client's ``initialize()`` returns before the server has read that
+        notification, and a change in between must still be announced.
+        """
+        result = await call_next(ctx)
+        if ctx.method == "initialize":
+            session = ctx.session
+            self.sessions.append(session)
+            # Forget it when its connection closes. ServerRequestContext does not
+            # expose the connection (mcp 2.3); its exit stack is the documented
+            # place for per-connection teardown, so reach it when it is there.
+            connection = getattr(session, "_connection", None)
+            exit_stack = getattr(connection, "exit_stack", None)
+            if exit_stack is not None:
+                exit_stack.callback(self._forget, session)
+        return result
+
+    def _forget(self, session: ServerSession) -> None:
+        if session in self.sessions:
+            self.sessions.remove(session)
+
+    async def announce(self, change: RegistryChange) -> None:
+        """Tell every connected session which lists changed."""
+        if not self.list_changed or not (change.tools_changed or change.prompts_list_changed):
+            return
+        for session in list(self.sessions):  # notifying never raises: delivery is best effort
+            if change.tools_changed:
+                await session.send_tool_list_changed()
+            if change.prompts_list_changed:
+                await session.send_prompt_list_changed()
+
+    async def on_registry_change(self, group: str | None, change: RegistryChange) -> None:
+        """A registry subscriber (async: runs on the serving loop)."""
+        await self.announce(change)
+
+    # -------------------------------------------------------------- transports
+    def http_app(self, *, host: str = "127.0.0.1", stateless: bool = False) -> Starlette:
+        """The Starlette app serving Streamable HTTP at ``/mcp``."""
+        return self.server.streamable_http_app(
+            streamable_http_path="/mcp", stateless_http=stateless, host=host
+        )
+
+
+def _no_default(default: Any) -> bool:
+    from tooldeck._params import MISSING
+
+    return default is MISSING
+
+
+def _session_id(ctx: ServerRequestContext[Any]) -> str | None:
+    """The Streamable HTTP session id of the request; ``None`` on stdio and stateless HTTP."""
+    headers = getattr(ctx.request, "headers", None)
+    if headers is None:
+        return None
+    value = headers.get(_SESSION_HEADER)
+    return value if isinstance(value, str) else None
+
+
+def call_result(result: ToolResult) -> types.CallToolResult:
+    """A registry result as an MCP tool result: the model-facing text, and structure when any.
+
+    ``structuredContent`` is parsed back from the (redacted) text, so it never
+    carries what the text hides; a list is wrapped as ``{"result": [...]}``
+    since MCP structured content is an object. A truncated text has no structure.
+    """
+    content: list[types.ContentBlock] = [types.TextContent(text=result.text)]
+    if not result.ok:
+        return types.CallToolResult(content=content, is_error=True)
+    structured: Any = None
+    if isinstance(result.value, dict | list):
+        try:
+            parsed = json.loads(result.text)
+        except ValueError:
+            parsed = None
+        if isinstance(parsed, dict):
+            structured = parsed
+        elif isinstance(parsed, list):
+            structured = {"result": parsed}
+    return types.CallToolResult(content=content, structured_content=structured)
+
+
+def build_server(
+    registry: ToolRegistry, *, name: str = "tooldeck", list_changed: bool = False
+) -> RegistryServer:
+    """An MCP server for ``registry``; ``list_changed`` announces list changes to clients."""
+    return RegistryServer(registry, name=name, list_changed=list_changed)
+
+
+# ------------------------------------------------------------------ serving
+class Reload:
+    """What ``--reload`` needs: the manifests to watch and how to load them."""
+
+    def __init__(
+        self,
+        paths: Sequence[Path],
+        *,
+        config: Any = None,
+        allowed_handlers: Sequence[str] = (),
+    ) -> None:
+        self.paths = list(paths)
+        self.config = config
+        self.allowed_handlers = list(allowed_handlers)
+
+
+async def _with_reload(served: RegistryServer, reload: Reload | None, body: Any) -> None:
+    """Run ``body()`` beside the manifest watcher (when reloading), after the first load."""
+    import asyncio
+    import contextlib
+
+    registry = served.registry
+    registry.use_loop(asyncio.get_running_loop())
+    unsubscribe = registry.subscribe(served.on_registry_change)
+    try:
+        if reload is None:
+            await body()
+            return
+        from tooldeck._reload import watch
+
+        loaded = asyncio.Event()
+        stop = asyncio.Event()
+
+        def report(event: ReloadEvent) -> None:
+            if not event.ok:
+                sys.stderr.write("".join(f"  {line}\n" for line in event.lines()))
+                sys.stderr.flush()
+            loaded.set()
+
+        watcher = asyncio.create_task(
+            watch(
+                registry,
+                reload.paths,
+                config=reload.config,
+                allowed_handlers=reload.allowed_handlers,
+                on_reload=report,
+                stop_event=stop,
+            )
+        )
+        waiting = asyncio.create_task(loaded.wait())
+        await asyncio.wait({watcher, waiting}, return_when=asyncio.FIRST_COMPLETED)
+        if watcher.done():
+            waiting.cancel()
+            await watcher  # raises what stopped it
+            return
+        try:
+            await body()
+        finally:
+            stop.set()
+            watcher.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await watcher
+    finally:
+        unsubscribe()
+
+
+async def serve_stdio(
+    registry: ToolRegistry, *, reload: Reload | None = None, name: str = "tooldeck"
+) -> None:
+    """Serve over stdin/stdout until the client closes them (stdout carries only protocol)."""
+    from mcp.server.stdio import stdio_server
+
+    served = build_server(registry, name=name, list_changed=reload is not None)
+    async with stdio_server() as (read_stream, write_stream):
+
+        async def body() -> None:
+            await served.server.run(read_stream, write_stream, served.initialization_options())
+
+        await _with_reload(served, reload, body)
+
+
+async def serve_http(
+    registry: ToolRegistry,
+    *,
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    stateless: bool = False,
+    reload: Reload | None = None,
+    name: str = "tooldeck",
+) -> None:
+    """Serve Streamable HTTP at ``http://host:port/mcp`` with uvicorn until interrupted."""
+    import uvicorn
+
+    served = build_server(registry, name=name, list_changed=reload is not None and not stateless)
+    app = served.http_app(host=host, stateless=stateless)
+    config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on")
+    server = uvicorn.Server(config)
+
+    async def body() -> None:
+        await server.serve()
+
+    await _with_reload(served, reload, body)

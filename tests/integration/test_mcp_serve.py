@@ -1,0 +1,351 @@
+"""``tooldeck serve`` end to end: the real console script, spoken to with the ``mcp`` client.
+
+Over stdio (the client spawns the server) and over Streamable HTTP on a free
+127.0.0.1 port (the test spawns it and polls the port). Every wait has a
+generous deadline; nothing sleeps for a fixed time to let something happen.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from typing import Any
+
+import mcp_types as types
+import pytest
+from mcp import ClientSession, StdioServerParameters, stdio_client
+from mcp.client.streamable_http import streamable_http_client
+
+from tooldeck.cli._serve_cmd import DENIED
+from tooldeck.manifest import from_manifests
+
+pytestmark = pytest.mark.slow
+
+TOOLDECK = Path(sys.executable).parent / "tooldeck"
+MODULE = "mcp_serve_handlers"
+DEADLINE = 30.0
+
+HANDLERS = """
+def add(a: int, b: int) -> int:
+    return a + b
+
+
+def boom(reason: str) -> str:
+    raise RuntimeError(f"the handler broke: {reason}")
+
+
+def stats(values: list) -> dict:
+    return {"count": len(values), "total": sum(values)}
+
+
+def write_note(text: str) -> str:
+    with open("note.txt", "w", encoding="utf-8") as f:
+        f.write(text)
+    return "written"
+"""
+
+MANIFEST = f"""\
+version: 1
+bundle: demo
+tools:
+  - name: add
+    handler: {MODULE}:add
+    description: Add two integers.
+    tags: [math, read-only]
+    idempotent: true
+    params:
+      - {{name: a, type: integer, description: "First addend"}}
+      - {{name: b, type: integer, description: "Second addend"}}
+  - name: boom
+    handler: {MODULE}:boom
+    description: Always fails.
+    params:
+      - {{name: reason, description: "Why it fails"}}
+  - name: stats
+    handler: {MODULE}:stats
+    description: Count and total a list of numbers.
+    params:
+      - {{name: values, type: array, items: {{type: number}}, description: "Numbers"}}
+  - name: write_note
+    handler: {MODULE}:write_note
+    description: Write a note file in the project directory.
+    side_effects: true
+    effect: writes note.txt in the project directory
+    params:
+      - {{name: text, description: "What the note says"}}
+prompts:
+  - name: greet
+    role: user
+    description: Greet someone.
+    template: "Say hello to {{who}} in {{language}}."
+    params:
+      - {{name: who, description: "Who to greet"}}
+      - {{name: language, description: "Which language", default: "English"}}
+"""
+
+EXTRA_TOOL = f"""\
+  - name: double
+    handler: {MODULE}:add
+    description: Added by a reload.
+    params:
+      - {{name: a, type: integer, description: "x"}}
+      - {{name: b, type: integer, description: "y"}}
+"""
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    (tmp_path / f"{MODULE}.py").write_text(HANDLERS, encoding="utf-8")
+    (tmp_path / "tools.yaml").write_text(MANIFEST, encoding="utf-8")
+    return tmp_path
+
+
+def serve_args(*extra: str) -> list[str]:
+    return ["serve", "-m", "tools.yaml", "--allow-handlers", MODULE, *extra]
+
+
+def local_schema(project: Path, name: str) -> dict[str, Any]:
+    """The schema a registry built in this process from the same manifest gives."""
+    sys.path.insert(0, str(project))
+    try:
+        registry = from_manifests(
+            [project / "tools.yaml"], project_dir=project, allowed_handlers=[MODULE]
+        )
+        return registry.input_schema(name)
+    finally:
+        sys.path.remove(str(project))
+        sys.modules.pop(MODULE, None)
+
+
+def text_of(result: types.CallToolResult) -> str:
+    return "".join(c.text for c in result.content if isinstance(c, types.TextContent))
+
+
+class Notes:
+    """A ``message_handler`` that records the methods of server notifications."""
+
+    def __init__(self) -> None:
+        self.methods: list[str] = []
+        self.arrived = asyncio.Event()
+
+    async def __call__(self, message: Any) -> None:
+        if isinstance(message, Exception):
+            return
+        self.methods.append(message.method)
+        self.arrived.set()
+
+    async def wait_for(self, method: str) -> None:
+        async with asyncio.timeout(DEADLINE):
+            while method not in self.methods:
+                self.arrived.clear()
+                await self.arrived.wait()
+
+
+@contextlib.asynccontextmanager
+async def stdio_session(
+    project: Path, *extra: str, notes: Notes | None = None
+) -> AsyncIterator[ClientSession]:
+    params = StdioServerParameters(command=str(TOOLDECK), args=serve_args(*extra), cwd=str(project))
+    with (project / "stderr.log").open("w") as errlog:
+        async with (
+            stdio_client(params, errlog=errlog) as (read, write),
+            ClientSession(read, write, message_handler=notes, read_timeout_seconds=DEADLINE) as s,
+        ):
+            async with asyncio.timeout(DEADLINE):
+                await s.initialize()
+            yield s
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@contextlib.contextmanager
+def http_server(project: Path, *extra: str) -> Iterator[str]:
+    """Start ``tooldeck serve --transport http`` and yield its URL once the port answers."""
+    port = free_port()
+    argv = [str(TOOLDECK), *serve_args("--transport", "http", "--port", str(port), *extra)]
+    log = (project / "http.log").open("w")
+    process = subprocess.Popen(argv, cwd=project, stdout=log, stderr=subprocess.STDOUT)
+    try:
+        deadline = time.monotonic() + DEADLINE
+        while True:
+            if process.poll() is not None:
+                raise AssertionError(f"server exited: {(project / 'http.log').read_text()}")
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise AssertionError("server never listened") from None
+                time.sleep(0.1)
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=DEADLINE)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        log.close()
+
+
+@contextlib.asynccontextmanager
+async def http_session(url: str) -> AsyncIterator[ClientSession]:
+    async with (
+        streamable_http_client(url) as (read, write),
+        ClientSession(read, write, read_timeout_seconds=DEADLINE) as s,
+    ):
+        async with asyncio.timeout(DEADLINE):
+            await s.initialize()
+        yield s
+
+
+# ------------------------------------------------------------------ the checks
+
+
+async def check_tools_and_calls(session: ClientSession, project: Path) -> None:
+    listed = {tool.name: tool for tool in (await session.list_tools()).tools}
+    assert sorted(listed) == ["add", "boom", "stats", "write_note"]
+    add = listed["add"]
+    assert add.input_schema == local_schema(project, "add")
+    assert add.description == "Add two integers."
+    assert add.annotations is not None
+    assert add.annotations.read_only_hint is True
+    assert add.annotations.idempotent_hint is True
+    assert add.annotations.destructive_hint is None
+    write = listed["write_note"].annotations
+    assert write is not None
+    assert write.destructive_hint is True
+    assert write.read_only_hint is None
+
+    ok = await session.call_tool("add", {"a": 2, "b": 3})
+    assert not ok.is_error
+    assert text_of(ok) == "5"
+
+    structured = await session.call_tool("stats", {"values": [1, 2, 3.5]})
+    assert not structured.is_error
+    assert structured.structured_content == {"count": 3, "total": 6.5}
+
+    invalid = await session.call_tool("add", {"a": "two"})
+    assert invalid.is_error
+    words = text_of(invalid)
+    assert "a" in words
+    assert "b" in words  # the missing argument is named
+    assert "integer" in words
+
+    failed = await session.call_tool("boom", {"reason": "on purpose"})
+    assert failed.is_error
+    assert "on purpose" in text_of(failed)
+    assert "Traceback" not in text_of(failed)
+
+    unknown = await session.call_tool("nope", {})
+    assert unknown.is_error
+    assert "nope" in text_of(unknown)
+
+
+async def check_prompts(session: ClientSession) -> None:
+    prompts = (await session.list_prompts()).prompts
+    assert [p.name for p in prompts] == ["greet"]
+    arguments = {a.name: a.required for a in prompts[0].arguments or []}
+    assert arguments == {"who": True, "language": False}
+    got = await session.get_prompt("greet", {"who": "Ada", "language": "French"})
+    assert len(got.messages) == 1
+    message = got.messages[0]
+    assert message.role == "user"
+    assert isinstance(message.content, types.TextContent)
+    assert message.content.text == "Say hello to Ada in French."
+
+
+async def test_stdio_lists_and_calls_tools_and_prompts(project: Path):
+    async with stdio_session(project) as session:
+        await check_tools_and_calls(session, project)
+        await check_prompts(session)
+
+
+async def test_stdio_denies_side_effects_by_default(project: Path):
+    async with stdio_session(project) as session:
+        denied = await session.call_tool("write_note", {"text": "hi"})
+    assert denied.is_error
+    assert DENIED in text_of(denied)
+    assert not (project / "note.txt").exists()
+
+
+async def test_stdio_allows_side_effects_when_asked(project: Path):
+    async with stdio_session(project, "--allow-side-effects") as session:
+        allowed = await session.call_tool("write_note", {"text": "hi"})
+    assert not allowed.is_error, text_of(allowed)
+    assert (project / "note.txt").read_text(encoding="utf-8") == "hi"
+
+
+async def test_http_lists_and_calls_tools_and_prompts(project: Path):
+    with http_server(project) as url:
+        async with http_session(url) as session:
+            await check_tools_and_calls(session, project)
+            await check_prompts(session)
+            denied = await session.call_tool("write_note", {"text": "hi"})
+    assert denied.is_error
+    assert DENIED in text_of(denied)
+
+
+async def test_http_allows_side_effects_when_asked(project: Path):
+    with http_server(project, "--allow-side-effects") as url:
+        async with http_session(url) as session:
+            allowed = await session.call_tool("write_note", {"text": "over http"})
+    assert not allowed.is_error, text_of(allowed)
+    assert (project / "note.txt").read_text(encoding="utf-8") == "over http"
+
+
+async def test_http_stateless_serves_calls(project: Path):
+    with http_server(project, "--stateless") as url:
+        async with http_session(url) as session:
+            ok = await session.call_tool("add", {"a": 40, "b": 2})
+            names = [t.name for t in (await session.list_tools()).tools]
+    assert text_of(ok) == "42"
+    assert "add" in names
+
+
+def save(path: Path, text: str) -> None:
+    temp = path.with_name(path.name + ".tmp")
+    temp.write_text(text, encoding="utf-8")
+    os.replace(temp, path)
+
+
+async def test_stdio_reload_announces_tool_list_changes_and_keeps_the_last_good(project: Path):
+    notes = Notes()
+    manifest = project / "tools.yaml"
+    async with stdio_session(project, "--reload", notes=notes) as session:
+        before = [t.name for t in (await session.list_tools()).tools]
+        assert before == ["add", "boom", "stats", "write_note"]
+
+        with_extra = MANIFEST.replace("prompts:\n", EXTRA_TOOL + "prompts:\n")
+        save(manifest, with_extra)
+        await notes.wait_for("notifications/tools/list_changed")
+        after = [t.name for t in (await session.list_tools()).tools]
+        assert after == [*before, "double"]
+
+        notes.methods.clear()
+        save(manifest, with_extra.replace("tools:\n", "tools: [\n"))  # broken YAML
+        await _wait_for_stderr(project, "tools.yaml")
+        assert "notifications/tools/list_changed" not in notes.methods
+        kept = [t.name for t in (await session.list_tools()).tools]
+        assert kept == after
+        still = await session.call_tool("double", {"a": 1, "b": 1})
+        assert text_of(still) == "2"
+
+
+async def _wait_for_stderr(project: Path, word: str) -> None:
+    """The broken save was seen: the server reported it on stderr."""
+    log = project / "stderr.log"
+    async with asyncio.timeout(DEADLINE):
+        while word not in log.read_text(encoding="utf-8"):
+            await asyncio.sleep(0.1)
