@@ -18,8 +18,7 @@ modules that need them.
 
 from __future__ import annotations
 
-import importlib
-
+from tooldeck._lazy import lazy_getattr as _lazy_getattr
 from tooldeck._version import __version__ as __version__
 
 TYPE_CHECKING = False  # `typing` costs ~3 ms to import; type checkers read this as True
@@ -65,9 +64,6 @@ if TYPE_CHECKING:  # the same names, eagerly, for type checkers and editors
     from tooldeck.manifest._live import LiveManifests
     from tooldeck.manifest._manifests import LoadResult, from_manifests, load_manifests
     from tooldeck.providers import PROVIDERS, export_tools, strict_schema
-
-if TYPE_CHECKING:
-    from typing import Any
 
 __all__ = [
     "MISSING",
@@ -181,13 +177,7 @@ _EXPORTS: dict[str, str] = {
 """Public name -> the module that defines it (imported on first use)."""
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'tooldeck' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value  # later lookups skip this function
-    return value
+__getattr__ = _lazy_getattr(__name__, _EXPORTS)
 
 
 def __dir__() -> list[str]:

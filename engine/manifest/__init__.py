@@ -8,8 +8,9 @@ kept) ; ``_manifests`` is the one-shot form and ``_lint`` adds the checks CI
 runs. Public names load on first use, like the top-level package's.
 """
 
-import importlib
 import typing
+
+from tooldeck._lazy import lazy_getattr as _lazy_getattr
 
 if typing.TYPE_CHECKING:
     from tooldeck.manifest._events import ReloadEvent, ReloadStatus
@@ -38,10 +39,4 @@ _EXPORTS: dict[str, str] = {
 }
 
 
-def __getattr__(name: str) -> typing.Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'tooldeck.manifest' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = _lazy_getattr(__name__, _EXPORTS)

@@ -12,8 +12,9 @@ use (attaching does not import the server side, nor serving the client side).
         await registry.acall("time_get_current_time", {"timezone": "UTC"})
 """
 
-import importlib
 import typing
+
+from tooldeck._lazy import lazy_getattr as _lazy_getattr
 
 if typing.TYPE_CHECKING:
     from tooldeck.mcp._attach import (
@@ -67,10 +68,4 @@ _EXPORTS: dict[str, str] = {
 }
 
 
-def __getattr__(name: str) -> typing.Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'tooldeck.mcp' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = _lazy_getattr(__name__, _EXPORTS)
