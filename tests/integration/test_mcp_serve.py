@@ -349,3 +349,51 @@ async def _wait_for_stderr(project: Path, word: str) -> None:
     async with asyncio.timeout(DEADLINE):
         while word not in log.read_text(encoding="utf-8"):
             await asyncio.sleep(0.1)
+
+
+async def test_stateless_requests_may_alternate_between_two_server_processes(project: Path):
+    """Replicas behind any load balancer: each request goes to the other process in turn."""
+    import httpx2
+
+    class Alternating(httpx2.AsyncBaseTransport):
+        """Sends request N to ports[N % 2]: a round-robin balancer with no affinity."""
+
+        def __init__(self, ports: list[int]) -> None:
+            self.ports = ports
+            self.sent: list[int] = []
+            self.inner = httpx2.AsyncHTTPTransport()
+
+        async def handle_async_request(self, request: Any) -> Any:
+            port = self.ports[len(self.sent) % 2]
+            self.sent.append(port)
+            request.url = request.url.copy_with(port=port)
+            return await self.inner.handle_async_request(request)
+
+        async def aclose(self) -> None:
+            await self.inner.aclose()
+
+    with (
+        http_server(project, "--stateless") as first,
+        http_server(project, "--stateless") as second,
+    ):
+        ports = [
+            int(first.rsplit(":", 1)[1].split("/")[0]),
+            int(second.rsplit(":", 1)[1].split("/")[0]),
+        ]
+        transport = Alternating(ports)
+        async with (
+            httpx2.AsyncClient(transport=transport, timeout=DEADLINE) as client,
+            streamable_http_client(first, http_client=client) as (read, write),
+            ClientSession(read, write, read_timeout_seconds=DEADLINE) as session,
+        ):
+            async with asyncio.timeout(DEADLINE):
+                await session.initialize()
+                results = []
+                for a in range(4):
+                    names = [t.name for t in (await session.list_tools()).tools]
+                    results.append(
+                        (text_of(await session.call_tool("add", {"a": a, "b": 1})), names)
+                    )
+    assert [text for text, _ in results] == ["1", "2", "3", "4"]
+    assert all("add" in names for _, names in results)
+    assert set(transport.sent) == set(ports)  # both processes really answered
