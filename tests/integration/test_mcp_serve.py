@@ -33,6 +33,8 @@ MODULE = "mcp_serve_handlers"
 DEADLINE = 30.0
 
 HANDLERS = """
+from tooldeck import ToolContext
+
 def add(a: int, b: int) -> int:
     return a + b
 
@@ -49,6 +51,10 @@ def write_note(text: str) -> str:
     with open("note.txt", "w", encoding="utf-8") as f:
         f.write(text)
     return "written"
+
+
+def whoami(ctx: ToolContext) -> dict:
+    return {k: v for k, v in ctx.extra.items() if k.startswith("mcp_")}
 """
 
 MANIFEST = f"""\
@@ -80,6 +86,9 @@ tools:
     effect: writes note.txt in the project directory
     params:
       - {{name: text, description: "What the note says"}}
+  - name: whoami
+    handler: {MODULE}:whoami
+    description: Say which MCP session and request this call came from.
 prompts:
   - name: greet
     role: user
@@ -215,7 +224,7 @@ async def http_session(url: str) -> AsyncIterator[ClientSession]:
 
 async def check_tools_and_calls(session: ClientSession, project: Path) -> None:
     listed = {tool.name: tool for tool in (await session.list_tools()).tools}
-    assert sorted(listed) == ["add", "boom", "stats", "write_note"]
+    assert sorted(listed) == ["add", "boom", "stats", "whoami", "write_note"]
     add = listed["add"]
     assert add.input_schema == local_schema(project, "add")
     assert add.description == "Add two integers."
@@ -325,7 +334,7 @@ async def test_stdio_reload_announces_tool_list_changes_and_keeps_the_last_good(
     manifest = project / "tools.yaml"
     async with stdio_session(project, "--reload", notes=notes) as session:
         before = [t.name for t in (await session.list_tools()).tools]
-        assert before == ["add", "boom", "stats", "write_note"]
+        assert before == ["add", "boom", "stats", "write_note", "whoami"]
 
         with_extra = MANIFEST.replace("prompts:\n", EXTRA_TOOL + "prompts:\n")
         save(manifest, with_extra)
@@ -397,3 +406,20 @@ async def test_stateless_requests_may_alternate_between_two_server_processes(pro
     assert [text for text, _ in results] == ["1", "2", "3", "4"]
     assert all("add" in names for _, names in results)
     assert set(transport.sent) == set(ports)  # both processes really answered
+
+
+async def test_handlers_see_the_mcp_session_and_request_ids(project: Path):
+    """The functional-tools seed passes the client session id to handlers; so do we."""
+    with http_server(project) as url:
+        async with http_session(url) as session:
+            first = (await session.call_tool("whoami", {})).structured_content
+            second = (await session.call_tool("whoami", {})).structured_content
+    assert first is not None
+    assert second is not None
+    assert first["mcp_session_id"]  # the Mcp-Session-Id of this HTTP session
+    assert first["mcp_session_id"] == second["mcp_session_id"]
+    assert first["mcp_request_id"] != second["mcp_request_id"]
+    async with stdio_session(project) as session:
+        over_stdio = (await session.call_tool("whoami", {})).structured_content
+    assert over_stdio is not None
+    assert over_stdio["mcp_request_id"] is not None
