@@ -411,3 +411,69 @@ def test_result_text_joins_text_and_falls_back_to_structured_json():
     structured = CallToolResult(content=[], structured_content={"x": 1, "y": "é"})
     assert result_text(structured) == '{"x": 1, "y": "é"}'
     assert result_text(CallToolResult(content=[])) == ""
+
+
+async def test_a_tooldeck_server_over_streamable_http_is_attached(tmp_path):
+    """Both halves of tooldeck's MCP: `tooldeck serve --transport http` in one process, its
+    tools attached over Streamable HTTP (with headers and a bearer token) in another."""
+    import subprocess
+
+    (tmp_path / "tools.yaml").write_text(
+        "version: 1\ntools:\n"
+        "  - name: info\n"
+        "    description: Describe one file of the project, its size and its kind.\n"
+        "    handler: tooldeck.handlers.files:file_info\n"
+        "    params:\n"
+        "      - {name: path, type: string, required: true, description: Which file}\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "notes.txt").write_text("hello", encoding="utf-8")
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    server = subprocess.Popen(
+        [
+            str(Path(sys.executable).parent / "tooldeck"),
+            "serve",
+            "-m",
+            "tools.yaml",
+            "--transport",
+            "http",
+            "--port",
+            str(port),
+        ],
+        cwd=tmp_path,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                assert time.monotonic() < deadline, "the server never listened"
+                assert server.poll() is None, "the server exited"
+                await asyncio.sleep(0.1)
+        remote = McpServerSpec(
+            name="deck",
+            url=f"http://127.0.0.1:{port}/mcp",
+            via="client",
+            prefix="deck_",
+            authorization="secret-token",
+            headers={"X-Team": "core"},
+        )
+        registry = ToolRegistry()
+        async with attach_servers(registry, [remote], timeout=30) as attached:
+            assert attached.health()["deck"].ok, attached.health()
+            result = await registry.acall("deck_info", {"path": "notes.txt"})
+            assert result.ok, result.text
+            import json
+
+            assert json.loads(result.text)["size"] == 5  # the served tool's own JSON
+            missing = await registry.acall("deck_info", {"path": "nope.txt"})
+            assert not missing.ok
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
