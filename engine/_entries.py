@@ -24,6 +24,7 @@ from tooldeck._prompts import PreparedPrompt
 
 __all__ = [
     "KINDS",
+    "KIND_LABELS",
     "WEB_SEARCH",
     "DuplicatePolicy",
     "Entry",
@@ -47,7 +48,7 @@ KINDS: tuple[Kind, ...] = ("tool", "prompt", "mcp_server", "web_search")
 WEB_SEARCH = "web_search"
 """The one name in the web-search table: a registry has at most one hosted search."""
 
-_LABELS: Mapping[Kind, str] = {
+KIND_LABELS: Mapping[Kind, str] = {
     "tool": "tool",
     "prompt": "prompt",
     "mcp_server": "MCP server",
@@ -202,7 +203,7 @@ def with_entry(
         if policy == "warn":
             return None
         raise DuplicateToolError(
-            f"{_LABELS[kind]} {name!r} is already registered; "
+            f"{KIND_LABELS[kind]} {name!r} is already registered; "
             "use on_duplicate='replace' to replace it",
             tool_name=name,
             code="TD112",
@@ -242,7 +243,7 @@ def stage(
             name = value.name
             if name in table:
                 raise DuplicateToolError(
-                    f"{_LABELS[kind]} {name!r} is declared twice",  # type: ignore[index]
+                    f"{KIND_LABELS[kind]} {name!r} is declared twice",  # type: ignore[index]
                     tool_name=name,
                     code="TD112",
                 )
@@ -284,7 +285,7 @@ def replace_groups(
 def _taken(kind: Kind, name: str, group: str, owner: str | None) -> DuplicateToolError:
     by = "code" if owner is None else owner
     return DuplicateToolError(
-        f"{_LABELS[kind]} {name!r} from {group} is already registered by {by}",
+        f"{KIND_LABELS[kind]} {name!r} from {group} is already registered by {by}",
         tool_name=name,
         code="TD112",
     )

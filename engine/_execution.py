@@ -34,7 +34,6 @@ from tooldeck._calltypes import ToolResult
 from tooldeck._policies import WorkerPool
 from tooldeck._policysteps import Effect, Policy, _steps, _TimedOut
 from tooldeck._portal import LoopPortal, arun_on, run_on
-from tooldeck._tracing import end_span
 
 __all__ = ["Policy", "arun_guarded", "run_guarded"]
 
@@ -57,9 +56,7 @@ def run_guarded(
         return _drive(steps, prepared, policy, env.portal)
     with span as current:
         result = _drive(steps, prepared, policy, env.portal)
-        end_span(
-            current, result, started, trace_arguments=policy.trace_arguments, redact=policy.redact
-        )
+        policy.close_span(current, result, started)
     return result
 
 
@@ -159,9 +156,7 @@ async def arun_guarded(
         return await _adrive(steps, prepared, policy, env.portal)
     with span as current:
         result = await _adrive(steps, prepared, policy, env.portal)
-        end_span(
-            current, result, started, trace_arguments=policy.trace_arguments, redact=policy.redact
-        )
+        policy.close_span(current, result, started)
     return result
 
 

@@ -27,6 +27,7 @@ from tooldeck._binding import CallEnv, PreparedTool
 from tooldeck._diagnostics import Diagnostic, Severity
 from tooldeck._dispatch import CallDispatch
 from tooldeck._entries import (
+    KIND_LABELS,
     WEB_SEARCH,
     DuplicatePolicy,
     Entry,
@@ -66,13 +67,6 @@ if TYPE_CHECKING:
     import asyncio
 
 log = get_logger("tooldeck.registry")
-
-_LABELS = {
-    "tool": "tool",
-    "prompt": "prompt",
-    "mcp_server": "MCP server",
-    "web_search": "web search",
-}
 
 
 class ToolRegistry(RegistrationShortcuts, CallDispatch):
@@ -383,7 +377,9 @@ class ToolRegistry(RegistrationShortcuts, CallDispatch):
         with self._lock:
             outcome = with_entry(self._snapshot, kind, name, entry, policy)
             if outcome is None:
-                log.warning("%s %r is already registered; keeping the first", _LABELS[kind], name)
+                log.warning(
+                    "%s %r is already registered; keeping the first", KIND_LABELS[kind], name
+                )
                 return self._snapshot.table(kind)[name]
             self._snapshot, change = outcome
         if kind == "tool":

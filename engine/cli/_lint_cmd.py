@@ -35,10 +35,14 @@ def run(args: argparse.Namespace) -> int:
     from tooldeck._diagnostics import Severity
     from tooldeck.cli._reporters import get_reporter
     from tooldeck.manifest._lint import lint, load_settings
+    from tooldeck.manifest._lintsettings import settings_from
 
     loaded = load(args, args.paths or None, bundled=False)
     project = loaded.resolved.project
-    settings, setting_problems = load_settings(project.root if project else None)
+    if project is not None:  # its settings file is read already
+        settings, setting_problems = settings_from(project.lint, project.source)
+    else:
+        settings, setting_problems = load_settings()
     found: list[Diagnostic] = [*setting_problems]
     found.extend(loaded.result.diagnostics)
     found.extend(lint(loaded.result, loaded.registry, settings))

@@ -45,6 +45,8 @@ class ProjectSettings:
     allow_handlers: tuple[str, ...] = ()
     project_dir: Path | None = None
     config: Path | None = None
+    lint: Any = field(default_factory=dict)
+    """The ``lint`` table as written (checked by the lint settings reader)."""
     diagnostics: tuple[Diagnostic, ...] = field(default=())
 
 
@@ -143,6 +145,7 @@ def _settings(path: Path, table: dict[str, Any] | Diagnostic | None) -> ProjectS
         allow_handlers=tuple(handlers),
         project_dir=one_path("project_dir"),
         config=one_path("config"),
+        lint=table.get("lint", {}),
         diagnostics=tuple(problems),
     )
 

@@ -25,7 +25,7 @@ from typing import Any
 from tooldeck._diagnostics import Diagnostic, Severity
 from tooldeck.manifest._lintrules import RULE_BY_CODE, LintSettings
 
-__all__ = ["_LEVELS", "load_settings"]
+__all__ = ["_LEVELS", "load_settings", "settings_from"]
 
 _LEVELS = {"error": Severity.ERROR, "warning": Severity.WARNING, "info": Severity.INFO}
 
@@ -70,6 +70,16 @@ def _parse_settings(path: Path) -> tuple[LintSettings, list[Diagnostic]]:
         except RecursionError:  # tomllib recurses per nesting level
             return LintSettings(), [problem("cannot read lint settings: nested too deep")]
     raw = table.get("lint", {}) if isinstance(table, dict) else {}
+    return settings_from(raw, path)
+
+
+def settings_from(raw: Any, path: Path) -> tuple[LintSettings, list[Diagnostic]]:
+    """Lint settings from the ``lint`` table already read from ``path`` (project settings)."""
+    from tooldeck._diagnostics import SourceLocation
+
+    def problem(message: str) -> Diagnostic:
+        return Diagnostic(code="TD400", message=message, location=SourceLocation(file=str(path)))
+
     if not isinstance(raw, dict):
         return LintSettings(), [problem("lint settings must be a table (a mapping)")]
     problems = []
