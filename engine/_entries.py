@@ -18,7 +18,7 @@ from typing import Any, Literal
 
 from tooldeck._binding import PreparedTool
 from tooldeck._errors import DuplicateToolError, RegistrationError
-from tooldeck._model import McpServerSpec, PromptSpec, ToolSpec, WebSearchSpec
+from tooldeck._model import McpServerSpec, McpToolUse, PromptSpec, ToolSpec, WebSearchSpec
 from tooldeck._names import is_provider_safe, safe_name
 from tooldeck._prompts import PreparedPrompt
 
@@ -42,8 +42,8 @@ __all__ = [
 DuplicatePolicy = Literal["error", "replace", "warn"]
 """What adding a name that is already registered does: raise, replace, or keep the first."""
 
-Kind = Literal["tool", "prompt", "mcp_server", "web_search"]
-KINDS: tuple[Kind, ...] = ("tool", "prompt", "mcp_server", "web_search")
+Kind = Literal["tool", "prompt", "mcp_server", "web_search", "tool_use"]
+KINDS: tuple[Kind, ...] = ("tool", "prompt", "mcp_server", "web_search", "tool_use")
 
 WEB_SEARCH = "web_search"
 """The one name in the web-search table: a registry has at most one hosted search."""
@@ -53,6 +53,7 @@ KIND_LABELS: Mapping[Kind, str] = {
     "prompt": "prompt",
     "mcp_server": "MCP server",
     "web_search": "web search",
+    "tool_use": "MCP tool use",
 }
 
 
@@ -60,11 +61,11 @@ KIND_LABELS: Mapping[Kind, str] = {
 class Entry:
     """One registered thing and the group that declared it (None: code)."""
 
-    value: PreparedTool | PreparedPrompt | McpServerSpec | WebSearchSpec
+    value: PreparedTool | PreparedPrompt | McpServerSpec | WebSearchSpec | McpToolUse
     group: str | None
 
     @property
-    def spec(self) -> ToolSpec | PromptSpec | McpServerSpec | WebSearchSpec:
+    def spec(self) -> ToolSpec | PromptSpec | McpServerSpec | WebSearchSpec | McpToolUse:
         value = self.value
         return value.spec if isinstance(value, PreparedTool | PreparedPrompt) else value
 
@@ -119,6 +120,9 @@ class RegistryChange:
     servers_removed: tuple[str, ...] = ()
     servers_changed: tuple[str, ...] = ()
     web_search_changed: bool = False
+    uses_added: tuple[str, ...] = ()
+    uses_removed: tuple[str, ...] = ()
+    uses_changed: tuple[str, ...] = ()
 
     def __bool__(self) -> bool:
         return any(getattr(self, f.name) for f in fields(self))
@@ -148,6 +152,8 @@ class RegistryChange:
             return cls(prompts_added=added, prompts_removed=removed, prompts_changed=changed)
         if kind == "mcp_server":
             return cls(servers_added=added, servers_removed=removed, servers_changed=changed)
+        if kind == "tool_use":
+            return cls(uses_added=added, uses_removed=removed, uses_changed=changed)
         return cls(added=added, removed=removed, changed=changed)
 
     def __or__(self, other: RegistryChange) -> RegistryChange:
@@ -174,6 +180,8 @@ class GroupContent:
     prompts: tuple[PromptSpec | PreparedPrompt, ...] = ()
     servers: tuple[McpServerSpec, ...] = ()
     web_search: WebSearchSpec | None = None
+    uses: tuple[McpToolUse, ...] = ()
+    """Tools implemented by attached MCP servers' tools, completed when they are listed."""
 
 
 @dataclass(frozen=True)
@@ -234,10 +242,21 @@ def stage(
     prompts: Iterable[PreparedPrompt],
     servers: Iterable[McpServerSpec],
     web_search: WebSearchSpec | None,
+    *,
+    uses: Iterable[McpToolUse] = (),
 ) -> StagedGroup:
-    """One group's prepared content as entry tables; a name declared twice raises."""
+    """One group's prepared content as entry tables; a name declared twice raises.
+
+    A tool use and a tool of the same name are declared twice too: the use
+    becomes a tool once its server is listed.
+    """
     tables: dict[Kind, dict[str, Entry]] = {kind: {} for kind in KINDS}
-    for kind, values in (("tool", tools), ("prompt", prompts), ("mcp_server", servers)):
+    for kind, values in (
+        ("tool", tools),
+        ("prompt", prompts),
+        ("mcp_server", servers),
+        ("tool_use", uses),
+    ):
         table = tables[kind]  # type: ignore[index]
         for value in values:
             name = value.name
@@ -247,7 +266,13 @@ def stage(
                     tool_name=name,
                     code="TD112",
                 )
-            table[name] = Entry(value, group)
+            if kind == "tool_use" and name in tables["tool"]:
+                raise DuplicateToolError(
+                    f"tool {name!r} is declared twice (once with use:)",
+                    tool_name=name,
+                    code="TD112",
+                )
+            table[name] = Entry(value, group)  # type: ignore[arg-type]
     if web_search is not None:
         tables["web_search"][WEB_SEARCH] = Entry(web_search, group)
     return StagedGroup(MappingProxyType(tables))

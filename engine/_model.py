@@ -17,11 +17,13 @@ from typing import Any, Literal
 
 from tooldeck._diagnostics import SourceLocation
 from tooldeck._errors import RegistrationError, ToolFailed
-from tooldeck._params import ParamDescriptor
+from tooldeck._params import MISSING, ParamDescriptor
 
 __all__ = [
     "DEFAULT_RETRY_ON",
+    "ArgumentReshape",
     "McpServerSpec",
+    "McpToolUse",
     "PromptSpec",
     "ResultSpec",
     "RetrySpec",
@@ -178,6 +180,19 @@ class McpServerSpec:
     prefix: str = ""
     cache_ttl: float = 600.0
     allowed_tools: tuple[str, ...] | None = None
+    """Only these remote tools are registered as they are (``None``: all of them)."""
+    denied_tools: tuple[str, ...] = ()
+    """Remote tools never registered as they are (after ``allowed_tools``)."""
+    cwd: str | None = None
+    """Working directory of a stdio server (``command``)."""
+    transport: Literal["http", "sse"] = "http"
+    """For a ``url``: MCP Streamable HTTP, or the legacy HTTP+SSE transport."""
+    timeout: float | None = None
+    """Seconds a call to one of its tools may take; ``None`` uses the registry default."""
+    initialize_on_startup: bool = True
+    """False connects on first use (the first listing) instead of at start."""
+    side_effects: bool | None = None
+    """Whether its tools need approval: ``None`` follows each tool's destructiveHint."""
     origin: SourceLocation | None = None
 
     def __post_init__(self) -> None:
@@ -195,9 +210,75 @@ class McpServerSpec:
                 tool_name=self.name,
                 code="TD114",
             )
+        if self.transport not in ("http", "sse"):
+            raise RegistrationError(
+                f"MCP server {self.name!r}: transport={self.transport!r} is not 'http' or 'sse'",
+                tool_name=self.name,
+                code="TD114",
+            )
+        if self.command is not None and self.transport != "http":
+            raise RegistrationError(
+                f"MCP server {self.name!r}: transport applies to a url; "
+                "a command is always reached over stdio",
+                tool_name=self.name,
+                code="TD114",
+            )
+        if self.cwd is not None and self.command is None:
+            raise RegistrationError(
+                f"MCP server {self.name!r}: cwd applies to a command (stdio server) only",
+                tool_name=self.name,
+                code="TD114",
+            )
         if self.via not in ("hosted", "client"):
             raise RegistrationError(
                 f"MCP server {self.name!r}: via={self.via!r} is not 'hosted' or 'client'",
                 tool_name=self.name,
                 code="TD114",
             )
+
+
+@dataclass(frozen=True, kw_only=True)
+class ArgumentReshape:
+    """How a reshaped MCP tool presents one of the remote tool's arguments.
+
+    Unlisted arguments pass through unchanged. ``value`` hides the argument
+    from the model and always sends that value; ``default`` makes it optional
+    for the model and sends the default when the model leaves it out.
+    """
+
+    name: str | None = None
+    """The name the model sees (``None``: the remote name)."""
+    description: str | None = None
+    default: Any = MISSING
+    value: Any = MISSING
+
+    @property
+    def hidden(self) -> bool:
+        return self.value is not MISSING
+
+
+@dataclass(frozen=True, kw_only=True)
+class McpToolUse:
+    """A tool implemented by an attached MCP server's tool (``use: SERVER/TOOL``).
+
+    ``template`` carries everything tooldeck decides (name, tags, policies,
+    result shaping, origin); the attachment completes it from the remote
+    tool's live schema once the server is listed: the input schema reshaped
+    by ``arguments``, and the remote description unless ``description`` is set.
+    """
+
+    server: str
+    tool: str
+    template: ToolSpec
+    description: str | None = None
+    arguments: Mapping[str, ArgumentReshape] = field(default_factory=dict)
+    side_effects: bool | None = None
+    """Set in the manifest: overrides the server's word (``None``: its destructiveHint)."""
+
+    @property
+    def name(self) -> str:
+        return self.template.name
+
+    @property
+    def origin(self) -> SourceLocation | None:
+        return self.template.origin

@@ -47,6 +47,7 @@ from tooldeck._execution import Policy
 from tooldeck._log import get_logger
 from tooldeck._model import (
     McpServerSpec,
+    McpToolUse,
     PromptSpec,
     ToolSpec,
     WebSearchSpec,
@@ -305,6 +306,10 @@ class ToolRegistry(RegistrationShortcuts, CallDispatch):
             cast(McpServerSpec, e.spec) for e in self._snapshot.table("mcp_server").values()
         )
 
+    def tool_uses(self) -> tuple[McpToolUse, ...]:
+        """Every ``use: SERVER/TOOL`` declaration; an attachment turns them into tools."""
+        return tuple(cast(McpToolUse, e.spec) for e in self._snapshot.table("tool_use").values())
+
     def group_of(self, name: str) -> str | None:
         """The group a tool belongs to (``None`` for tools registered in code)."""
         prepared = self._resolve(name)
@@ -421,4 +426,4 @@ def _stage(group: str, content: GroupContent) -> StagedGroup:
     """Prepare what is not prepared yet (outside the lock), then stage it."""
     tools = [t if isinstance(t, PreparedTool) else prepare_tool(t) for t in content.tools]
     prompts = [p if isinstance(p, PreparedPrompt) else prepare_prompt(p) for p in content.prompts]
-    return stage(group, tools, prompts, content.servers, content.web_search)
+    return stage(group, tools, prompts, content.servers, content.web_search, uses=content.uses)

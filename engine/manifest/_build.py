@@ -23,6 +23,7 @@ from tooldeck._errors import RegistrationError
 from tooldeck._inference import describe_handler, infer_params, snake_case
 from tooldeck._model import (
     McpServerSpec,
+    McpToolUse,
     PromptSpec,
     ResultSpec,
     RetrySpec,
@@ -32,6 +33,7 @@ from tooldeck._model import (
 from tooldeck._params import MISSING, ParamDescriptor
 from tooldeck._prepare import prepare_tool
 from tooldeck._prompts import PreparedPrompt, prepare_prompt
+from tooldeck.manifest._builduse import build_use
 from tooldeck.manifest._resolve import ResolveError, parse_duration, resolve_handler
 from tooldeck.manifest._yamlsource import YamlDocument
 
@@ -82,6 +84,8 @@ class Bundle:
     prompt_paths: dict[str, Path_] = field(default_factory=dict)
     servers: list[McpServerSpec] = field(default_factory=list)
     server_paths: dict[str, Path_] = field(default_factory=dict)
+    uses: list[McpToolUse] = field(default_factory=list)
+    """Tools implemented by attached MCP servers' tools (``use: SERVER/TOOL``)."""
     web_search: WebSearchSpec | None = None
     diagnostics: list[Diagnostic] = field(default_factory=list)
     prepared_tools: dict[str, PreparedTool] = field(default_factory=dict, repr=False)
@@ -249,6 +253,9 @@ class _Builder:
         self.report(where, exc.code, exc.message, tool=name)
 
     def tool(self, entry: Mapping[str, Any], path: Path_, defaults: Mapping[str, Any]) -> None:
+        if "use" in entry:
+            build_use(self, entry, path, defaults)
+            return
         handler = self.handler(entry["handler"], path)
         if handler is None:
             return
@@ -262,29 +269,10 @@ class _Builder:
             return
         if self.duplicate("tool", name, path, self.bundle.tool_paths):
             return
-        options = {**defaults, **{k: entry[k] for k in _OPTION_KEYS if k in entry}}
-        if isinstance(defaults.get("result"), Mapping) and isinstance(entry.get("result"), Mapping):
-            options["result"] = {**defaults["result"], **entry["result"]}  # merged, not replaced
-
-        def option_path(key: str) -> Path_:
-            return (*path, key) if key in entry else ("defaults", key)
-
         try:
-            if "timeout" in options:
-                try:
-                    options["timeout"] = parse_duration(options["timeout"])
-                except ResolveError as exc:
-                    self.report(option_path("timeout"), exc.code, exc.message, tool=name)
-                    return
-            if "retry" in options:
-                retry = _retry(options["retry"], option_path("retry"), self, name)
-                if retry is None:
-                    return
-                options["retry"] = retry
-            if "result" in options:
-                options["result"] = ResultSpec(**options["result"])
-            if "tags" in options:
-                options["tags"] = tuple(options["tags"])
+            options = self.options(entry, path, defaults, name)
+            if options is None:
+                return
             description = entry.get("description")
             spec = ToolSpec(
                 name=name,
@@ -302,6 +290,37 @@ class _Builder:
         self.bundle.tools.append(spec)
         self.bundle.prepared_tools[name] = prepared
         self.bundle.tool_paths[name] = path
+
+    def options(
+        self, entry: Mapping[str, Any], path: Path_, defaults: Mapping[str, Any], name: str
+    ) -> dict[str, Any] | None:
+        """The entry's ToolSpec options over the file's ``defaults``; None once reported.
+
+        Raises RegistrationError for a result spec the model rejects.
+        """
+        options = {**defaults, **{k: entry[k] for k in _OPTION_KEYS if k in entry}}
+        if isinstance(defaults.get("result"), Mapping) and isinstance(entry.get("result"), Mapping):
+            options["result"] = {**defaults["result"], **entry["result"]}  # merged, not replaced
+
+        def option_path(key: str) -> Path_:
+            return (*path, key) if key in entry else ("defaults", key)
+
+        if "timeout" in options:
+            try:
+                options["timeout"] = parse_duration(options["timeout"])
+            except ResolveError as exc:
+                self.report(option_path("timeout"), exc.code, exc.message, tool=name)
+                return None
+        if "retry" in options:
+            retry = _retry(options["retry"], option_path("retry"), self, name)
+            if retry is None:
+                return None
+            options["retry"] = retry
+        if "result" in options:
+            options["result"] = ResultSpec(**options["result"])
+        if "tags" in options:
+            options["tags"] = tuple(options["tags"])
+        return options
 
     def prompt(self, entry: Mapping[str, Any], path: Path_) -> None:
         name = entry["name"]
@@ -347,16 +366,26 @@ class _Builder:
             return
         options = dict(entry)
         try:
-            if "cache_ttl" in options:
-                options["cache_ttl"] = parse_duration(options["cache_ttl"])
+            for key in ("cache_ttl", "timeout"):
+                if key in options:
+                    try:
+                        options[key] = parse_duration(options[key])
+                    except ResolveError as exc:
+                        self.report((*path, key), exc.code, exc.message, tool=entry.get("name"))
+                        return
             if "command" in options:
-                options["command"] = tuple(options["command"])
-            if "allowed_tools" in options:
-                options["allowed_tools"] = tuple(options["allowed_tools"])
+                command = options["command"]
+                argv = (command,) if isinstance(command, str) else tuple(command)
+                options["command"] = argv + tuple(options.pop("args", ()))
+            elif "args" in options:
+                self.report(
+                    (*path, "args"), "TD114", "args applies to a command", tool=entry.get("name")
+                )
+                return
+            for key in ("allowed_tools", "denied_tools"):
+                if key in options:
+                    options[key] = tuple(options[key])
             spec = McpServerSpec(origin=self.locate(path), **options)
-        except ResolveError as exc:
-            self.report((*path, "cache_ttl"), exc.code, exc.message, tool=entry.get("name"))
-            return
         except RegistrationError as exc:
             self.report(path, exc.code, exc.message, tool=entry.get("name"))
             return

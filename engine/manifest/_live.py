@@ -439,4 +439,5 @@ def _content(bundle: Bundle | None) -> GroupContent:
         tuple(bundle.prepared_prompts.get(s.name, s) for s in bundle.prompts),
         tuple(bundle.servers),
         bundle.web_search,
+        tuple(bundle.uses),
     )

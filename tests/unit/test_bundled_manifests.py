@@ -9,6 +9,7 @@ import pytest
 import yaml
 
 from tooldeck import ParamDescriptor, PromptSpec, ToolSpec, load_manifests
+from tooldeck._model import ArgumentReshape
 from tooldeck.manifest._lint import LintSettings, lint
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -42,6 +43,7 @@ def test_every_declaration_field_is_reachable_from_yaml():
     internal = {"handler", "input_schema", "bundle", "origin"}  # set by the loader, or code-only
     tool_keys = set(defs["Tool"]["properties"])
     assert _fields(ToolSpec) - internal <= tool_keys
-    assert tool_keys - _fields(ToolSpec) == set()
+    assert tool_keys - _fields(ToolSpec) == {"use", "args"}  # McpToolUse: server/tool, arguments
+    assert set(defs["ArgReshape"]["properties"]) == _fields(ArgumentReshape)
     prompt_keys = set(defs["Prompt"]["properties"])
     assert _fields(PromptSpec) - {"bundle", "origin"} == prompt_keys

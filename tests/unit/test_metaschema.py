@@ -46,6 +46,7 @@ DEFS_NAMES = {
     "HandlerRef",
     "ToolOptions",
     "Tool",
+    "ArgReshape",
     "Param",
     "ParamItems",
     "Prompt",
@@ -256,7 +257,7 @@ def test_tool_lists_every_tool_option() -> None:
     tool = SCHEMA["$defs"]["Tool"]["properties"]
     options = SCHEMA["$defs"]["ToolOptions"]["properties"]
     assert set(options) <= set(tool)
-    assert set(tool) - set(options) == {"name", "description", "handler", "params"}
+    assert set(tool) - set(options) == {"name", "description", "handler", "use", "args", "params"}
 
 
 def test_param_items_excludes_what_only_a_named_parameter_has() -> None:
