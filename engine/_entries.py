@@ -272,7 +272,7 @@ def stage(
                     tool_name=name,
                     code="TD112",
                 )
-            table[name] = Entry(value, group)  # type: ignore[arg-type]
+            table[name] = Entry(value, group)
     if web_search is not None:
         tables["web_search"][WEB_SEARCH] = Entry(web_search, group)
     return StagedGroup(MappingProxyType(tables))

@@ -18,7 +18,10 @@ __all__ = ["add_arguments", "run"]
 
 
 def add_arguments(call: argparse.ArgumentParser) -> None:
+    from tooldeck.cli._attached import add_connect_options
+
     add_common(call)
+    add_connect_options(call)
     call.add_argument("name", help="tool name")
     call.add_argument("--args", default="{}", help="arguments as a JSON object")
     call.add_argument(
@@ -66,8 +69,11 @@ def run(args: argparse.Namespace) -> int:
     loaded = load(args, approve=(lambda _: True) if args.yes else terminal)
     terminal.redact = loaded.registry.secrets.redact
     report_errors(loaded)
-    with loaded.registry:  # its worker threads end with the command, in-process too
-        result = loaded.registry.call(args.name, args.args)
+    from tooldeck.cli._attached import with_attached
+
+    registry = loaded.registry
+    with registry:  # its worker threads end with the command, in-process too
+        result = with_attached(registry, args, lambda _: registry.call(args.name, args.args))
     if result.ok:
         print(result.text)
         return EXIT_OK

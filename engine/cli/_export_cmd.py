@@ -15,7 +15,10 @@ __all__ = ["add_arguments", "run"]
 
 
 def add_arguments(export: argparse.ArgumentParser) -> None:
+    from tooldeck.cli._attached import add_connect_options
+
     add_common(export)
+    add_connect_options(export)
     export.add_argument(
         "--provider",
         required=True,
@@ -37,12 +40,19 @@ def run(args: argparse.Namespace) -> int:
 
     loaded = load(args)
     failed = report_errors(loaded)
+    from tooldeck.cli._attached import with_attached
+
+    registry = loaded.registry
     try:
-        definitions = export_tools(
-            loaded.registry,
-            args.provider,
-            strict=True if args.strict else None,
-            redact=loaded.registry.secrets.redact,
+        definitions = with_attached(
+            registry,
+            args,
+            lambda _: export_tools(
+                registry,
+                args.provider,
+                strict=True if args.strict else None,
+                redact=registry.secrets.redact,
+            ),
         )
     except ValueError as exc:  # strict mode refuses a schema; the message is already redacted
         print(f"tooldeck: cannot export for {args.provider}: {exc}", file=sys.stderr)

@@ -9,8 +9,11 @@ from tooldeck.cli._common import EXIT_OK, EXIT_PROBLEM, add_common, load
 TYPE_CHECKING = False  # `typing` costs ~3 ms to import; mypy treats this name as True
 if TYPE_CHECKING:
     import argparse
+    from collections.abc import Mapping
+    from typing import Any
 
     from tooldeck._diagnostics import Diagnostic
+    from tooldeck.manifest._lintrules import LiveServer
 
 
 __all__ = ["add_arguments", "run"]
@@ -19,7 +22,10 @@ __all__ = ["add_arguments", "run"]
 def add_arguments(lint: argparse.ArgumentParser) -> None:
     from pathlib import Path
 
+    from tooldeck.cli._attached import add_connect_options
+
     add_common(lint)
+    add_connect_options(lint)
     lint.add_argument(
         "paths",
         nargs="*",
@@ -45,8 +51,23 @@ def run(args: argparse.Namespace) -> int:
         settings, setting_problems = load_settings()
     found: list[Diagnostic] = [*setting_problems]
     found.extend(loaded.result.diagnostics)
-    found.extend(lint(loaded.result, loaded.registry, settings))
+    found.extend(lint(loaded.result, loaded.registry, settings, live=_live(loaded, args)))
     reporter = get_reporter(args.format, secrets=loaded.registry.secrets)
     sys.stdout.write(reporter.render(found, files_checked=len(loaded.result.files)))
     failing = {Severity.ERROR, Severity.WARNING} if args.strict else {Severity.ERROR}
     return EXIT_PROBLEM if any(d.severity in failing for d in found) else EXIT_OK
+
+
+def _live(loaded: Any, args: argparse.Namespace) -> Mapping[str, LiveServer] | None:
+    """What the ``via: client`` MCP servers offer, for the live checks (None: not connected)."""
+    from tooldeck.cli._attached import client_servers
+
+    if args.offline or not client_servers(loaded.registry):
+        return None
+    import asyncio
+
+    from tooldeck.mcp._lintlive import list_servers
+
+    return asyncio.run(
+        list_servers(loaded.registry.mcp_servers(), connect_timeout=args.connect_timeout)
+    )

@@ -1,4 +1,9 @@
-"""``tooldeck list``: every tool, prompt, MCP server and web search, as text or JSON."""
+"""``tooldeck list``: every tool, prompt, MCP server and web search, as text or JSON.
+
+Connects to ``via: client`` MCP servers first (``--offline`` does not), so
+their tools are listed with the local ones and each server says how it is
+doing: its tools, what was shadowed, which ``use:`` entries were left out.
+"""
 
 from __future__ import annotations
 
@@ -12,24 +17,46 @@ if TYPE_CHECKING:
     from typing import Any
 
     from tooldeck._registry import ToolRegistry
+    from tooldeck.mcp._attach import McpAttachment
 
 
 __all__ = ["add_arguments", "run"]
 
 
 def add_arguments(list_cmd: argparse.ArgumentParser) -> None:
+    from tooldeck.cli._attached import add_connect_options
+
     add_common(list_cmd)
+    add_connect_options(list_cmd)
     list_cmd.add_argument("--json", action="store_true", help="print JSON instead of text")
 
 
 def run(args: argparse.Namespace) -> int:
     import json
 
-    from tooldeck.providers import definition_tokens, export_tools
+    from tooldeck.cli._attached import with_attached
 
     loaded = load(args)
     failed = report_errors(loaded)
     registry = loaded.registry
+
+    def listing_of(attachment: McpAttachment | None) -> dict[str, Any]:
+        return _listing(registry, attachment, loaded.result.bundles)
+
+    listing = registry.secrets.redact_data(with_attached(registry, args, listing_of))
+    if args.json:
+        print(json.dumps(listing, indent=2, ensure_ascii=False))
+    else:
+        _print_listing(listing)
+    return EXIT_PROBLEM if failed else EXIT_OK
+
+
+def _listing(
+    registry: ToolRegistry, attachment: McpAttachment | None, bundles: dict[str, Any]
+) -> dict[str, Any]:
+    from tooldeck.providers import definition_tokens, export_tools
+
+    health = attachment.health() if attachment is not None else {}
     tokens = {
         d["name"]: definition_tokens(d)
         for d in export_tools(registry, "anthropic", include_hosted=False)
@@ -57,12 +84,24 @@ def run(args: argparse.Namespace) -> int:
             "command": list(s.command or []),
             "description": s.description,
             "source": _source(s.origin),
+            "status": _status(health.get(s.name), s.via, attachment is not None),
         }
         for s in registry.mcp_servers()
     ]
+    registered = {spec.name for spec in registry.tools()}
+    uses = [
+        {
+            "name": u.name,
+            "use": f"{u.server}/{u.tool}",
+            "source": _source(u.origin),
+        }
+        for u in registry.tool_uses()
+        if u.name not in registered
+    ]
     search = registry.web_search()
-    listing = {
+    listing: dict[str, Any] = {
         "tools": rows,
+        "unattached_uses": uses,
         "prompts": prompts,
         "mcp_servers": servers,
         "web_search": None
@@ -76,15 +115,27 @@ def run(args: argparse.Namespace) -> int:
     }
     listing["inactive_bundles"] = [
         {"bundle": bundle.name, "file": file, "reason": bundle.inactive_reason}
-        for file, bundle in loaded.result.bundles.items()
+        for file, bundle in bundles.items()
         if not bundle.active
     ]
-    listing = registry.secrets.redact_data(listing)
-    if args.json:
-        print(json.dumps(listing, indent=2, ensure_ascii=False))
-    else:
-        _print_listing(listing)
-    return EXIT_PROBLEM if failed else EXIT_OK
+    return listing
+
+
+def _status(health: Any, via: str | None, connected: bool) -> dict[str, Any] | None:
+    """A client-side server's state as ``list`` shows it (None for hosted servers)."""
+    if via != "client":
+        return None
+    if not connected or health is None:
+        return {"checked": False}
+    return {
+        "checked": True,
+        "ok": health.ok,
+        "error": health.error,
+        "tools": list(health.tools),
+        "shadowed": list(health.shadowed),
+        "skipped": list(health.skipped),
+        "unresolved": list(health.unresolved),
+    }
 
 
 def _tool_row(registry: ToolRegistry, spec: Any, tokens: int) -> dict[str, Any]:
@@ -124,12 +175,32 @@ def _print_listing(listing: dict[str, Any]) -> None:
         print(f"    {summary}")
     for prompt in listing["prompts"]:
         print(f"prompt {prompt['name']} ({prompt['role']})  {prompt['description']}")
+    for use in listing["unattached_uses"]:
+        where = f"  {use['source']}" if use["source"] else ""
+        print(f"{use['name']}  (use: {use['use']}; not attached){where}")
     for server in listing["mcp_servers"]:
         target = server["url"] or " ".join(server["command"])
-        print(f"mcp server {server['name']} via {server['via']}: {target}")
+        print(f"mcp server {server['name']} via {server['via']}: {target}{_said(server)}")
     if listing["web_search"]:
         print(f"web search: {listing['web_search']['type']}")
     for bundle in listing["inactive_bundles"]:
         print(f"bundle {bundle['bundle']} ({bundle['file']}) is not active: {bundle['reason']}")
     if not listing["tools"]:
         print("no tools", file=sys.stderr)
+
+
+def _said(server: dict[str, Any]) -> str:
+    status = server.get("status")
+    if status is None:
+        return ""
+    if not status["checked"]:
+        return "  (not connected)"
+    if status["error"]:
+        return f"  (unavailable: {status['error']})"
+    count = len(status["tools"])
+    parts = [f"{count} tool" + ("" if count == 1 else "s")]
+    if status["shadowed"]:
+        parts.append("shadowed: " + ", ".join(status["shadowed"]))
+    if status["unresolved"]:
+        parts.append("left out: " + "; ".join(status["unresolved"]))
+    return "  (" + "; ".join(parts) + ")"

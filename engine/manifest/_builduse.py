@@ -3,25 +3,47 @@
 Such a tool has no handler and no schema until its server is listed, so the
 loader checks everything it can without the server (the options, the
 argument reshaping, names) and hands on a declaration; the MCP attachment
-completes it from the live schema (:mod:`tooldeck.mcp._reshape`), and lint
+completes it from the live schema (:mod:`tooldeck._reshape`), and lint
 checks it against that schema when it can connect.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
+from tooldeck._diagnostics import Severity, SourceLocation
 from tooldeck._errors import RegistrationError, ToolFailed
 from tooldeck._model import ArgumentReshape, McpToolUse, ToolSpec
 from tooldeck._params import MISSING
 
-if TYPE_CHECKING:
-    from tooldeck.manifest._build import _Builder
-
 __all__ = ["build_use", "not_attached"]
 
 Path_ = tuple[str | int, ...]
+
+
+class _Builder(Protocol):
+    """What this module needs of :class:`tooldeck.manifest._build._Builder`."""
+
+    bundle: Any
+
+    def report(
+        self,
+        path: Path_,
+        code: str,
+        message: str,
+        *,
+        severity: Severity = ...,
+        tool: str | None = None,
+    ) -> None: ...
+
+    def locate(self, path: Path_) -> SourceLocation: ...
+
+    def duplicate(self, kind: str, name: str, path: Path_, seen: Mapping[str, Path_]) -> bool: ...
+
+    def options(
+        self, entry: Mapping[str, Any], path: Path_, defaults: Mapping[str, Any], name: str
+    ) -> dict[str, Any] | None: ...
 
 
 def not_attached(arguments: Mapping[str, Any]) -> Any:

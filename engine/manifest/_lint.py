@@ -11,21 +11,39 @@ test may swap the rule list here.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import replace
 
 from tooldeck._diagnostics import Diagnostic
 from tooldeck._registry import ToolRegistry
-from tooldeck.manifest._lintrules import RULE_BY_CODE, RULES, LintContext, LintSettings, Rule
+from tooldeck.manifest import _lintmcp  # noqa: F401  (registers the MCP rules, TD412-TD414)
+from tooldeck.manifest._lintrules import (
+    RULE_BY_CODE,
+    RULES,
+    LintContext,
+    LintSettings,
+    LiveServer,
+    Rule,
+)
 from tooldeck.manifest._lintsettings import _LEVELS, load_settings
 from tooldeck.manifest._manifests import LoadResult
 
-__all__ = ["RULES", "LintSettings", "Rule", "lint", "load_settings"]
+__all__ = ["RULES", "LintSettings", "LiveServer", "Rule", "lint", "load_settings"]
 
 
-def lint(result: LoadResult, registry: ToolRegistry, settings: LintSettings) -> list[Diagnostic]:
-    """Run every rule; returns the rule diagnostics with configured severities applied."""
-    ctx = LintContext(result, registry, settings)
+def lint(
+    result: LoadResult,
+    registry: ToolRegistry,
+    settings: LintSettings,
+    *,
+    live: Mapping[str, LiveServer] | None = None,
+) -> list[Diagnostic]:
+    """Run every rule; returns the rule diagnostics with configured severities applied.
+
+    ``live`` is what connecting to the ``via: client`` MCP servers found
+    (None: lint did not connect, and the live checks are skipped).
+    """
+    ctx = LintContext(result, registry, settings, live)
     found: list[Diagnostic] = []
     for item in RULES:
         if settings.severity.get(item.code) == "off":

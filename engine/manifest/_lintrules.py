@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import inspect
 import types
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,7 +26,7 @@ from tooldeck.manifest._build import Bundle
 from tooldeck.manifest._lintsignature import check_signatures
 from tooldeck.manifest._manifests import LoadResult
 
-__all__ = ["RULES", "RULE_BY_CODE", "LintContext", "LintSettings", "Rule", "rule"]
+__all__ = ["RULES", "RULE_BY_CODE", "LintContext", "LintSettings", "LiveServer", "Rule", "rule"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -49,11 +49,23 @@ class Rule:
     doc: str
 
 
+@dataclass(frozen=True)
+class LiveServer:
+    """What lint learnt by connecting to one ``via: client`` MCP server (plain data, no ``mcp``)."""
+
+    error: str | None = None
+    """Why it could not be listed; None when it was."""
+    tools: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    """Remote tool name -> its input schema."""
+
+
 @dataclass
 class LintContext:
     result: LoadResult
     registry: ToolRegistry
     settings: LintSettings
+    live: Mapping[str, LiveServer] | None = None
+    """Client-side MCP servers lint connected to, by name (None: it did not try)."""
 
     def at(
         self,
@@ -89,6 +101,7 @@ class LintContext:
 
 
 RULES: list[Rule] = []
+RULE_BY_CODE: dict[str, Rule] = {}
 
 
 def rule(
@@ -99,7 +112,9 @@ def rule(
     def register(
         check: Callable[[LintContext], Iterator[Diagnostic]],
     ) -> Callable[[LintContext], Iterator[Diagnostic]]:
-        RULES.append(Rule(code, name, severity, check, (check.__doc__ or "").strip()))
+        found = Rule(code, name, severity, check, (check.__doc__ or "").strip())
+        RULES.append(found)
+        RULE_BY_CODE[code] = found
         return check
 
     return register
@@ -412,5 +427,3 @@ def _has_await(code: types.CodeType) -> bool:
 
 
 rule("TD411", "param-handler-mismatch", Severity.WARNING)(check_signatures)
-
-RULE_BY_CODE = {r.code: r for r in RULES}

@@ -17,13 +17,11 @@ import typing
 from tooldeck._lazy import lazy_getattr as _lazy_getattr
 
 if typing.TYPE_CHECKING:
-    from tooldeck.mcp._attach import (
+    from tooldeck.mcp._attach import McpAttachment, ServerHealth
+    from tooldeck.mcp._attachapi import (
         BackgroundAttachment,
-        McpAttachment,
-        ServerHealth,
         attach_in_background,
         attach_servers,
-        group_name,
     )
     from tooldeck.mcp._server import (
         READ_ONLY_TAGS,
@@ -34,6 +32,7 @@ if typing.TYPE_CHECKING:
         serve_http,
         serve_stdio,
     )
+    from tooldeck.mcp._servertools import group_name
 
 __all__ = [
     "READ_ONLY_TAGS",
@@ -52,17 +51,17 @@ __all__ = [
 ]
 
 _EXPORTS: dict[str, str] = {
-    "BackgroundAttachment": "tooldeck.mcp._attach",
+    "BackgroundAttachment": "tooldeck.mcp._attachapi",
     "McpAttachment": "tooldeck.mcp._attach",
     "READ_ONLY_TAGS": "tooldeck.mcp._server",
     "RegistryServer": "tooldeck.mcp._server",
     "Reload": "tooldeck.mcp._server",
     "ServerHealth": "tooldeck.mcp._attach",
-    "attach_in_background": "tooldeck.mcp._attach",
-    "attach_servers": "tooldeck.mcp._attach",
+    "attach_in_background": "tooldeck.mcp._attachapi",
+    "attach_servers": "tooldeck.mcp._attachapi",
     "build_server": "tooldeck.mcp._server",
     "call_result": "tooldeck.mcp._server",
-    "group_name": "tooldeck.mcp._attach",
+    "group_name": "tooldeck.mcp._servertools",
     "serve_http": "tooldeck.mcp._server",
     "serve_stdio": "tooldeck.mcp._server",
 }

@@ -7,10 +7,19 @@ sends ``tools/call`` on the attachment's event loop; the registry's loop portal
 brings calls there from any thread, so ``registry.call`` works from worker
 threads and ``await registry.acall`` from the loop itself.
 
-Semantics (those of the seed's client-side MCP support):
+Semantics (those of the seed's client-side MCP support), with which tools a
+listing yields decided in :mod:`tooldeck.mcp._servertools`:
 
 * a tool name someone else holds (a local tool, another group) shadows the
   remote tool: it is skipped and reported in :meth:`McpAttachment.health`;
+* ``use: SERVER/TOOL`` entries in the manifests become tools once their
+  server is listed, reshaped against its live schema; an edit of those
+  entries (a reload) re-publishes from the cached listing without a round
+  trip, and an edit of a server's declaration reconnects it;
+* a server that announces ``tools/list_changed`` is listed again at once;
+* ``initialize_on_startup: false`` servers connect on first use: the first
+  :meth:`McpAttachment.ensure_fresh` (which ``tooldeck`` commands, the MCP
+  server and the model loop run before they list tools);
 * each server's tool list is cached for its ``cache_ttl`` and listed again
   lazily, when one of its tools is called after expiry (or on
   :meth:`McpAttachment.ensure_fresh` / :meth:`McpAttachment.refresh`);
@@ -25,22 +34,19 @@ Semantics (those of the seed's client-side MCP support):
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
-import threading
 import time
-from collections.abc import AsyncIterator, Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from mcp.client.session import ClientSession
 from mcp.shared.exceptions import MCPError
 
-from tooldeck._binding import PreparedTool
 from tooldeck._entries import RegistryChange
-from tooldeck._errors import DuplicateToolError, RegistrationError, ToolFailed
-from tooldeck._model import McpServerSpec, ToolSpec
-from tooldeck._prepare import prepare_tool
+from tooldeck._errors import DuplicateToolError, ToolFailed
+from tooldeck._model import McpServerSpec
+from tooldeck._reshape import Forward
 from tooldeck.mcp._client import (
     ConnectionLost,
     McpConnection,
@@ -48,6 +54,7 @@ from tooldeck.mcp._client import (
     describe_error,
     result_text,
 )
+from tooldeck.mcp._servertools import GROUP_PREFIX, group_name, server_tools, unresolved_problems
 
 if TYPE_CHECKING:
     from types import TracebackType
@@ -56,23 +63,9 @@ if TYPE_CHECKING:
 
     from tooldeck._registry import ToolRegistry
 
-__all__ = [
-    "BackgroundAttachment",
-    "McpAttachment",
-    "ServerHealth",
-    "attach_in_background",
-    "attach_servers",
-    "group_name",
-]
+__all__ = ["McpAttachment", "ServerHealth", "group_name"]
 
 log = logging.getLogger("tooldeck.mcp")
-
-GROUP_PREFIX = "mcp:"
-
-
-def group_name(server: str) -> str:
-    """The registry group a client-side server's tools live in."""
-    return GROUP_PREFIX + server
 
 
 @dataclass(frozen=True)
@@ -89,6 +82,8 @@ class ServerHealth:
     """Remote tools left out because the name was already taken (a local tool wins)."""
     skipped: tuple[str, ...] = ()
     """Remote tools left out because their schema could not be registered."""
+    unresolved: tuple[str, ...] = ()
+    """``use:`` entries left out, as ``name: why`` (no such tool, args that do not fit)."""
     error: str | None = None
     """Why the server is not ok (the last connection, listing or call failure)."""
     listed_at: float | None = None
@@ -103,8 +98,11 @@ class _Server:
     conn: McpConnection | None = None
     tools: dict[str, str] = field(default_factory=dict)
     """Registered name -> remote tool name."""
+    remote: list[Tool] | None = None
+    """The last listing, to re-publish when the manifests' use: entries change."""
     shadowed: tuple[str, ...] = ()
     skipped: tuple[str, ...] = ()
+    unresolved: tuple[str, ...] = ()
     error: str | None = None
     listed_at: float | None = None
     checked_at: float | None = None
@@ -127,7 +125,8 @@ class McpAttachment:
             the registry declares. Hosted servers are ignored.
         timeout: seconds a call may take (the tools' ``ToolSpec.timeout``);
             ``None`` uses the registry default.
-        timeouts: per-server call timeouts by server name, over ``timeout``.
+        timeouts: per-server call timeouts by server name, over ``timeout``
+            (a server's own ``timeout`` in its declaration wins over both).
         connect_timeout: seconds for spawning/connecting and the handshake,
             and for each ``tools/list``.
         retry_after: seconds before a failed server is tried again by
@@ -151,7 +150,12 @@ class McpAttachment:
     ) -> None:
         self.registry = registry
         specs = registry.mcp_servers() if servers is None else tuple(servers)
+        self._follow = servers is None
+        """Whether servers declared (or removed) later by a reload are attached too."""
         self._servers = {s.name: _Server(s) for s in specs if s.via == "client"}
+        self._uses = registry.tool_uses()
+        self._unsubscribe: Callable[[], None] | None = None
+        self._tasks: set[asyncio.Task[Any]] = set()
         self._timeout = timeout
         self._timeouts = dict(timeouts or {})
         self._connect_timeout = connect_timeout
@@ -172,11 +176,18 @@ class McpAttachment:
 
     # ------------------------------------------------------------ lifecycle
     async def start(self) -> dict[str, RegistryChange]:
-        """Connect to every server and register its tools; never raises for a server."""
+        """Connect to every server and register its tools; never raises for a server.
+
+        Servers declared with ``initialize_on_startup: false`` wait for the
+        first :meth:`ensure_fresh`.
+        """
         if self.registry.loop is None:
             self.registry.use_loop(asyncio.get_running_loop())
             self._set_loop = True
-        return await self.refresh()
+        self._unsubscribe = self.registry.subscribe(self._on_registry_change)
+        self._uses = self.registry.tool_uses()
+        eager = [n for n, s in self._servers.items() if s.spec.initialize_on_startup]
+        return await self.refresh(*eager) if eager else {}
 
     async def __aenter__(self) -> McpAttachment:
         await self.start()
@@ -195,6 +206,11 @@ class McpAttachment:
         if self._closed:
             return
         self._closed = True
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+        for task in list(self._tasks):
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
         for state in self._servers.values():
             self._publish_empty(state)
         await asyncio.gather(
@@ -233,6 +249,7 @@ class McpAttachment:
                 tools=tuple(state.tools),
                 shadowed=state.shadowed,
                 skipped=state.skipped,
+                unresolved=state.unresolved,
                 error=state.error,
                 listed_at=state.listed_at,
                 connects=state.connects,
@@ -278,41 +295,32 @@ class McpAttachment:
 
     def _publish(self, state: _Server, tools: list[Tool]) -> RegistryChange:
         spec = state.spec
-        allowed = None if spec.allowed_tools is None else set(spec.allowed_tools)
-        prepared: list[PreparedTool] = []
-        names: dict[str, str] = {}
-        shadowed: list[str] = []
-        skipped: list[str] = []
-        for tool in tools:
-            if allowed is not None and tool.name not in allowed:
-                continue
-            name = spec.prefix + tool.name
-            if name in names or self._taken_elsewhere(name, state.group):
-                shadowed.append(name)
-                continue
-            try:
-                prepared.append(prepare_tool(self._tool_spec(state, name, tool)))
-            except RegistrationError as exc:
-                skipped.append(name)
-                log.warning("MCP server %r: tool %r left out: %s", spec.name, name, exc)
-                continue
-            names[name] = tool.name
-        if shadowed:
-            log.info(
-                "MCP server %r: %s already registered elsewhere; the existing tools win",
-                spec.name,
-                ", ".join(shadowed),
-            )
+        state.remote = tools
+        built = server_tools(
+            spec,
+            tools,
+            self._uses,
+            raw_handler=lambda remote: self._handler(state, remote),
+            use_handler=lambda remote, forward: self._use_handler(state, remote, forward),
+            taken=lambda name: self._taken_elsewhere(name, state.group),
+            timeout=self._timeout_of(spec),
+        )
         try:
-            change = self.registry.replace_group(state.group, tools=prepared)
+            change = self.registry.replace_group(state.group, tools=built.prepared)
         except DuplicateToolError as exc:  # a name was taken between the check and the swap
             state.error = f"cannot register tools: {exc}"
             log.warning("MCP server %r: %s", spec.name, state.error)
             return self._publish_empty(state)
-        state.tools = names
-        state.shadowed = tuple(shadowed)
-        state.skipped = tuple(skipped)
+        state.tools = built.remote_names
+        state.shadowed = tuple(built.shadowed)
+        state.skipped = tuple(built.skipped)
+        state.unresolved = unresolved_problems(built.unresolved)
         return change
+
+    def _timeout_of(self, spec: McpServerSpec) -> float | None:
+        if spec.timeout is not None:
+            return spec.timeout
+        return self._timeouts.get(spec.name, self._timeout)
 
     def _publish_empty(self, state: _Server) -> RegistryChange:
         state.tools = {}
@@ -326,21 +334,6 @@ class McpAttachment:
         except KeyError:  # removed meanwhile
             return False
 
-    def _tool_spec(self, state: _Server, name: str, tool: Tool) -> ToolSpec:
-        server = state.spec.name
-        description = tool.description or tool.title or f"{tool.name} (MCP server {server})"
-        hints = tool.annotations
-        return ToolSpec(
-            name=name,
-            description=description,
-            handler=self._handler(state, tool.name),
-            input_schema=dict(tool.input_schema),
-            tags=("mcp", group_name(server)),
-            side_effects=bool(hints is not None and hints.destructive_hint),
-            idempotent=bool(hints is not None and hints.idempotent_hint),
-            timeout=self._timeouts.get(server, self._timeout),
-        )
-
     def _handler(self, state: _Server, remote: str) -> Callable[..., Any]:
         # One handler per remote tool, kept across listings: a re-listing with
         # the same tools changes nothing in the registry.
@@ -353,6 +346,58 @@ class McpAttachment:
             call_mcp_tool.__name__ = f"mcp_{remote}"
             handler = state.handlers[remote] = call_mcp_tool
         return handler
+
+    def _use_handler(self, state: _Server, remote: str, forward: Forward) -> Callable[..., Any]:
+        # Built per publication: the forward function changes with the entry.
+        async def call_mcp_tool(arguments: dict[str, Any]) -> str:
+            return await self._call(state, remote, forward(arguments))
+
+        call_mcp_tool.__name__ = f"mcp_{remote}"
+        return call_mcp_tool
+
+    # ------------------------------------------------------ following changes
+    async def _on_registry_change(self, group: str | None, change: RegistryChange) -> None:
+        """A reload changed use: entries or server declarations: follow it."""
+        if self._closed or (group or "").startswith(GROUP_PREFIX):
+            return  # our own publications
+        if change.uses_added or change.uses_removed or change.uses_changed:
+            self._uses = self.registry.tool_uses()
+            for state in self._servers.values():
+                if state.remote is not None and state.error is None:
+                    self._publish(state, state.remote)
+        if self._follow and (
+            change.servers_added or change.servers_removed or change.servers_changed
+        ):
+            await self._follow_servers()
+
+    async def _follow_servers(self) -> None:
+        declared = {s.name: s for s in self.registry.mcp_servers() if s.via == "client"}
+        for name in [n for n in self._servers if n not in declared]:
+            gone = self._servers.pop(name)
+            self._publish_empty(gone)
+            await self._evict(gone, gone.conn)
+        fresh: list[str] = []
+        for name, spec in declared.items():
+            known = self._servers.get(name)
+            if known is not None and known.spec == spec:
+                continue
+            if known is not None:
+                self._publish_empty(known)
+                await self._evict(known, known.conn)
+            self._servers[name] = _Server(spec)
+            if spec.initialize_on_startup:
+                fresh.append(name)
+        if fresh:
+            await self.refresh(*fresh)
+
+    def _tools_changed(self, state: _Server) -> None:
+        """The server announced ``tools/list_changed``: list it again now."""
+        if self._closed:
+            return
+        state.listed_at = state.checked_at = None
+        task = asyncio.ensure_future(self._refresh(state, force=True))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
 
     # ---------------------------------------------------------------- calls
     async def _call(self, state: _Server, remote: str, arguments: dict[str, Any]) -> str:
@@ -406,6 +451,7 @@ class McpAttachment:
                 connect_timeout=self._connect_timeout,
                 session_factory=self._session_factory,
                 errlog=self._errlog,
+                on_tools_changed=lambda: self._tools_changed(state),
             )
             await conn.start()
             state.connects += 1
@@ -425,97 +471,3 @@ class McpAttachment:
             await conn.aclose()
         except Exception as exc:  # closing a broken connection must not fail the caller
             log.debug("MCP server %r: close failed: %s", state.spec.name, describe_error(exc))
-
-
-@contextlib.asynccontextmanager
-async def attach_servers(
-    registry: ToolRegistry,
-    servers: Iterable[McpServerSpec] | None = None,
-    **options: Any,
-) -> AsyncIterator[McpAttachment]:
-    """``async with attach_servers(registry) as attached:`` on the running loop.
-
-    Connects every client-side server, registers its tools, and on exit
-    unregisters them and closes every connection. If the registry has no loop
-    yet, it uses the running one for the duration. ``options`` go to
-    :class:`McpAttachment`.
-    """
-    attachment = McpAttachment(registry, servers, **options)
-    try:
-        await attachment.start()
-        yield attachment
-    finally:
-        await attachment.aclose()
-
-
-class BackgroundAttachment:
-    """An :class:`McpAttachment` on an event loop in a daemon thread, for sync scripts.
-
-    ``registry.call`` from any other thread reaches the servers; :meth:`close`
-    (or leaving the ``with`` block) detaches and stops the loop.
-    """
-
-    def __init__(self, attachment: McpAttachment, loop: asyncio.AbstractEventLoop) -> None:
-        self.attachment = attachment
-        self.loop = loop
-
-    def __enter__(self) -> McpAttachment:
-        return self.attachment
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.close()
-
-    def run(self, coroutine: Any) -> Any:
-        """Run one of the attachment's coroutines (``refresh()``...) on its loop and wait."""
-        return asyncio.run_coroutine_threadsafe(coroutine, self.loop).result()
-
-    def close(self) -> None:
-        if self.loop.is_closed():
-            return
-        if self.loop.is_running():
-            with contextlib.suppress(RuntimeError):
-                self.run(self.attachment.aclose())
-            registry = self.attachment.registry
-            if registry.loop is self.loop:
-                registry.use_loop(None)
-            self.loop.call_soon_threadsafe(self.loop.stop)
-
-
-def attach_in_background(
-    registry: ToolRegistry,
-    servers: Iterable[McpServerSpec] | None = None,
-    **options: Any,
-) -> BackgroundAttachment:
-    """Attach the servers from sync code: ``with attach_in_background(registry) as attached:``.
-
-    Starts a loop in a daemon thread, makes it the registry's loop and attaches
-    there. Not for code already inside an event loop (use :func:`attach_servers`).
-    """
-    loop = asyncio.new_event_loop()
-    ready = threading.Event()
-
-    def run() -> None:
-        asyncio.set_event_loop(loop)
-        loop.call_soon(ready.set)
-        try:
-            loop.run_forever()
-        finally:
-            with contextlib.suppress(Exception):
-                loop.run_until_complete(loop.shutdown_asyncgens())
-            loop.close()
-
-    threading.Thread(target=run, name="tooldeck-mcp-loop", daemon=True).start()
-    ready.wait()
-    registry.use_loop(loop)
-
-    async def create() -> McpAttachment:
-        attachment = McpAttachment(registry, servers, **options)
-        await attachment.start()
-        return attachment
-
-    try:
-        attachment = asyncio.run_coroutine_threadsafe(create(), loop).result()
-    except BaseException:
-        loop.call_soon_threadsafe(loop.stop)
-        raise
-    return BackgroundAttachment(attachment, loop)

@@ -1,9 +1,11 @@
 """The README's commands and examples run as written."""
 
+import os
 import re
 import shlex
 import subprocess
 import sys
+from pathlib import Path
 
 from tests.conftest import ROOT, SCRIPTS
 
@@ -81,8 +83,15 @@ def test_manifest_example_lints_clean(run_line, tmp_path):
     ]
     (tmp_path / "docs.yaml").write_text(manifest, encoding="utf-8")
     (tmp_path / "app.yaml").write_text("features: {docs: true}\n", encoding="utf-8")
+    # The example attaches mcp-server-time (a test dependency): lint checks it live.
+    path = os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])
     done = run_line(
-        "lint", "--strict", "--config", str(tmp_path / "app.yaml"), str(tmp_path / "docs.yaml")
+        "lint",
+        "--strict",
+        "--config",
+        str(tmp_path / "app.yaml"),
+        str(tmp_path / "docs.yaml"),
+        env={"PATH": path},
     )
     assert done.exit_code == 0, done.stdout
     listing = run_line(

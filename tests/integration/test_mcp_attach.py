@@ -24,7 +24,7 @@ from mcp_types import CallToolResult, TextContent
 
 from tooldeck import ToolRegistry
 from tooldeck._model import McpServerSpec
-from tooldeck.mcp._attach import McpAttachment, attach_in_background, attach_servers
+from tooldeck.mcp import McpAttachment, attach_in_background, attach_servers
 from tooldeck.mcp._client import result_text
 
 pytestmark = pytest.mark.slow

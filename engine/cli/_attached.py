@@ -1,0 +1,91 @@
+"""Commands that see attached MCP servers' tools: connect, run the command's body, disconnect.
+
+``list``, ``call`` and ``export`` show or call the tools of ``via: client``
+servers next to local ones, so they connect first (all servers at once,
+each bounded by ``--connect-timeout``); a server that fails is reported on
+standard error and left out, like at run time. ``--offline`` skips
+connecting. Imports ``mcp`` only when a manifest declares such a server.
+"""
+
+from __future__ import annotations
+
+import sys
+
+TYPE_CHECKING = False  # `typing` costs ~3 ms to import; mypy treats this name as True
+if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Callable
+    from typing import TypeVar
+
+    from tooldeck._registry import ToolRegistry
+    from tooldeck.mcp._attach import McpAttachment
+
+    T = TypeVar("T")
+
+__all__ = ["add_connect_options", "client_servers", "report_health", "with_attached"]
+
+
+def add_connect_options(parser: argparse.ArgumentParser) -> None:
+    """``--offline`` and ``--connect-timeout`` for commands that reach MCP servers."""
+    parser.add_argument(
+        "--offline",
+        action="store_true",
+        help="do not connect to MCP servers declared with via: client (their tools are left out)",
+    )
+    parser.add_argument(
+        "--connect-timeout",
+        type=float,
+        default=30.0,
+        metavar="SECONDS",
+        help="how long each MCP server may take to start and list its tools (default: 30)",
+    )
+
+
+def client_servers(registry: ToolRegistry) -> list[str]:
+    """Names of the declared servers tooldeck itself connects to."""
+    return [s.name for s in registry.mcp_servers() if s.via == "client"]
+
+
+def with_attached(
+    registry: ToolRegistry,
+    args: argparse.Namespace,
+    body: Callable[[McpAttachment | None], T],
+) -> T:
+    """Run ``body`` with the client-side servers attached; returns what it returns.
+
+    ``body`` gets None (and nothing connects, no event loop starts) with
+    ``--offline`` or when no server is declared ``via: client``. Otherwise it
+    runs in a worker thread while an event loop in this one serves the
+    connections, so it may use the sync ``registry.call`` (the registry's
+    loop portal brings the call to the servers). Every server is listed
+    before ``body`` runs, ``initialize_on_startup: false`` ones included: a
+    command shows all the tools it can.
+    """
+    if args.offline or not client_servers(registry):
+        return body(None)
+    import asyncio
+
+    async def attached() -> T:
+        from tooldeck.mcp._attachapi import attach_servers
+
+        async with attach_servers(registry, connect_timeout=args.connect_timeout) as attachment:
+            await attachment.ensure_fresh()
+            report_health(attachment)
+            return await asyncio.to_thread(body, attachment)
+
+    return asyncio.run(attached())
+
+
+def report_health(attachment: McpAttachment) -> None:
+    """One line on standard error per server that failed or left something out."""
+    redact = attachment.registry.secrets.redact
+    for name, health in attachment.health().items():
+        if health.error is not None:
+            sys.stderr.write(redact(f"tooldeck: MCP server {name!r}: {health.error}\n"))
+        for shadowed in health.shadowed:
+            sys.stderr.write(
+                f"tooldeck: MCP server {name!r}: tool {shadowed!r} is shadowed by "
+                "another tool of that name; the server's tool is left out\n"
+            )
+        for line in health.unresolved:
+            sys.stderr.write(redact(f"tooldeck: MCP server {name!r}: left out {line}\n"))

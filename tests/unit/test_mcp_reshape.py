@@ -1,0 +1,186 @@
+"""Reshaping an attached MCP tool (``use:`` + ``args``): the schema the model sees, what is sent."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import jsonschema
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from tooldeck._model import ArgumentReshape, McpToolUse, ToolSpec
+from tooldeck._params import MISSING
+from tooldeck._reshape import reshape, reshape_tool
+from tooldeck.manifest._builduse import not_attached
+
+REMOTE: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "timezone": {"type": "string", "description": "IANA name"},
+        "locale": {"type": "string", "enum": ["en", "fr"]},
+        "count": {"type": "integer", "minimum": 1},
+    },
+    "required": ["timezone", "locale"],
+    "additionalProperties": False,
+}
+
+
+def use(**arguments: ArgumentReshape) -> McpToolUse:
+    template = ToolSpec(
+        name="now", description="placeholder", handler=not_attached, input_schema={}
+    )
+    return McpToolUse(
+        server="time", tool="get_current_time", template=template, arguments=arguments
+    )
+
+
+def test_unlisted_arguments_pass_through_unchanged():
+    shaped = reshape(use(), REMOTE)
+    assert shaped.schema == REMOTE
+    assert shaped.forward({"timezone": "UTC", "locale": "en"}) == {
+        "timezone": "UTC",
+        "locale": "en",
+    }
+    assert shaped.problems == ()
+
+
+def test_rename_redescribe_default_and_hide():
+    shaped = reshape(
+        use(
+            timezone=ArgumentReshape(name="tz", description="Where", default="UTC"),
+            locale=ArgumentReshape(value="fr"),
+        ),
+        REMOTE,
+    )
+    assert shaped.problems == ()
+    props = shaped.schema["properties"]
+    assert set(props) == {"tz", "count"}
+    assert props["tz"] == {"type": "string", "description": "Where", "default": "UTC"}
+    assert "required" not in shaped.schema  # timezone has a default now, locale is hidden
+    assert shaped.schema["additionalProperties"] is False
+    assert shaped.forward({}) == {"timezone": "UTC", "locale": "fr"}
+    assert shaped.forward({"tz": "Asia/Tokyo", "count": 2}) == {
+        "timezone": "Asia/Tokyo",
+        "locale": "fr",
+        "count": 2,
+    }
+
+
+def test_the_model_cannot_set_a_hidden_argument_or_use_an_old_name():
+    shaped = reshape(
+        use(timezone=ArgumentReshape(name="tz"), locale=ArgumentReshape(value="en")), REMOTE
+    )
+    sent = shaped.forward({"tz": "UTC", "locale": "fr", "timezone": "Europe/Paris"})
+    assert sent == {"timezone": "UTC", "locale": "en"}
+
+
+def test_required_arguments_keep_their_new_names():
+    shaped = reshape(use(timezone=ArgumentReshape(name="tz")), REMOTE)
+    assert shaped.schema["required"] == ["tz", "locale"]
+
+
+@pytest.mark.parametrize(
+    ("arguments", "expected"),
+    [
+        (
+            {"zone": ArgumentReshape(name="z")},
+            "has no argument 'zone' (its arguments: count, locale",
+        ),
+        ({"locale": ArgumentReshape(value="de")}, "value for 'locale': \"de\" does not fit"),
+        ({"count": ArgumentReshape(default=0)}, "default for 'count': 0 does not fit"),
+        ({"count": ArgumentReshape(name="locale")}, "renamed to 'locale', which the remote tool's"),
+    ],
+)
+def test_entries_that_do_not_fit_the_live_schema_are_problems(arguments, expected):
+    shaped = reshape(use(**arguments), REMOTE)
+    assert len(shaped.problems) == 1
+    assert expected in shaped.problems[0].message
+    spec, problems = reshape_tool(
+        use(**arguments), REMOTE, "x", lambda forward: not_attached, side_effects=False
+    )
+    assert spec is None
+    assert problems == shaped.problems
+
+
+def test_reshape_tool_takes_the_remote_description_unless_the_entry_has_one():
+    def handler_for(forward):
+        return forward
+
+    spec, _ = reshape_tool(use(), REMOTE, "Current time", handler_for, side_effects=True)
+    assert spec is not None
+    assert spec.description == "Current time"
+    assert spec.side_effects is True
+    assert spec.input_schema == REMOTE
+    assert spec.handler({"timezone": "UTC", "locale": "en"}) == {"timezone": "UTC", "locale": "en"}
+    explicit = McpToolUse(
+        server="time",
+        tool="get_current_time",
+        template=use().template,
+        description="Mine",
+        side_effects=False,
+    )
+    spec, _ = reshape_tool(explicit, REMOTE, "Current time", handler_for, side_effects=True)
+    assert spec is not None
+    assert (spec.description, spec.side_effects) == ("Mine", False)
+
+
+def test_hostile_remote_schemas_give_problems_not_exceptions():
+    deep: dict[str, Any] = {"type": "string"}
+    for _ in range(5000):
+        deep = {"anyOf": [deep]}
+    remote = {
+        "type": "object",
+        "properties": {
+            "a": deep,
+            "b": {"$ref": "#/$defs/missing"},
+            "c": {"type": "nonsense"},
+            "d": "not a schema",
+        },
+    }
+    shaped = reshape(
+        use(
+            a=ArgumentReshape(default="x"),
+            b=ArgumentReshape(value=1),
+            c=ArgumentReshape(default=1),
+            d=ArgumentReshape(name="e"),
+        ),
+        remote,
+    )
+    messages = " | ".join(p.message for p in shaped.problems)
+    assert "default for 'a': the server's schema nests too deep to check it" in messages
+    assert "'b'" in messages
+    assert "'c'" in messages
+    assert shaped.forward({"e": 1}) == {"d": 1}
+
+
+def test_a_remote_schema_without_properties_still_works():
+    shaped = reshape(use(), {"type": "object"})
+    assert shaped.schema == {"type": "object"}
+    assert shaped.forward({"x": 1}) == {"x": 1}
+
+
+_values = st.one_of(st.none(), st.booleans(), st.integers(), st.text(max_size=5))
+
+
+@given(
+    st.dictionaries(st.sampled_from(["timezone", "locale", "count"]), _values, max_size=3),
+    st.booleans(),
+)
+def test_whatever_the_reshaped_schema_accepts_reaches_the_server_valid(sent, hide_locale):
+    """Property: forward(args) fits the remote schema whenever args fit the reshaped one."""
+    arguments = {"timezone": ArgumentReshape(name="tz", default="UTC")}
+    if hide_locale:
+        arguments["locale"] = ArgumentReshape(value="en")
+    shaped = reshape(use(**arguments), REMOTE)
+    renamed = {("tz" if k == "timezone" else k): v for k, v in sent.items()}
+    if not jsonschema.Draft202012Validator(shaped.schema).is_valid(renamed):
+        return
+    assert jsonschema.Draft202012Validator(REMOTE).is_valid(shaped.forward(renamed))
+
+
+def test_missing_is_not_a_value():
+    assert ArgumentReshape().hidden is False
+    assert ArgumentReshape(value=None).hidden is True
+    assert ArgumentReshape(default=None).default is None
+    assert ArgumentReshape().default is MISSING
