@@ -3,18 +3,25 @@
     tooldeck import openai tools.json --stubs myapp/tools.py -o manifests/tools.yaml
     tooldeck import openai tools.jsonl --handler-module myapp.tools
     tooldeck import python myapp.tools -o manifests/tools.yaml
+    tooldeck import mcp -o manifests/time.yaml -- mcp-server-time --local-timezone UTC
+    tooldeck import mcp --url https://mcp.example.com/mcp --header-env Authorization=MCP_TOKEN
 
 ``openai FILE`` reads OpenAI-style function definitions (Chat Completions,
 Responses, bare ``{name, description, parameters}``, MCP tool lists; JSON,
 JSONL, ``-`` for standard input); a manifest tool needs a handler, so one of
 ``--handler``, ``--handler-module`` or ``--stubs`` says which functions run
 them. ``python MODULE`` writes one tool per public function of a module
-(the current directory is importable, after the installed packages).
+(the current directory is importable, after the installed packages). ``mcp``
+connects to an MCP server (a command after ``--``, run over stdio, or
+``--url``), lists its tools and writes the server (``via: client``) with one
+``use: SERVER/TOOL`` entry per tool, descriptions copied for editing; secret
+headers are written as ``${env:NAME}`` (``--header-env``), never literally.
 
 Exit codes: 0 everything imported (warnings allowed), 1 some definitions
-were skipped (the manifest holds the others), 2 usage errors and unreadable
-input (nothing written). Problems go to standard error as
-``file:line:col: ...`` or ``file: definition N (name): CODE message``.
+were skipped (the manifest holds the others), 2 usage errors, unreadable
+input and servers that cannot be started, reached or listed (nothing
+written). Problems go to standard error as ``file:line:col: ...`` or
+``file: definition N (name): CODE message``.
 
 Like every command module this imports only :mod:`sys` until it runs, and it
 is self-contained: ``add_arguments``/``run`` (the CLI's command protocol) or
@@ -36,11 +43,14 @@ if TYPE_CHECKING:
 
 __all__ = ["HELP", "add_arguments", "add_parser", "run"]
 
-HELP = "write a manifest from OpenAI-style definitions or a Python module"
+HELP = "write a manifest from OpenAI-style definitions, a Python module or an MCP server"
 """The command's one-line help, for the CLI's command table."""
 
 EXIT_OK, EXIT_PROBLEM, EXIT_USAGE = 0, 1, 2
 _MAX_BYTES = 16 * 1024 * 1024
+_MCP_TIMEOUT = 30.0
+"""``import mcp --timeout`` default (tooldeck._importers._mcp.DEFAULT_TIMEOUT; not imported
+here, so building the parser stays cheap)."""
 _HANDLER_CHOICES = (
     "say which Python functions run the imported tools: --handler MODULE:FUNCTION (one "
     "function for every tool, taking **arguments), --handler-module MODULE (MODULE:<tool name> "
@@ -60,7 +70,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """The ``openai`` and ``python`` sub-commands and their options."""
+    """The ``openai``, ``python`` and ``mcp`` sub-commands and their options."""
     from pathlib import Path
 
     sources = parser.add_subparsers(dest="source", required=True, metavar="SOURCE")
@@ -92,7 +102,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "when it has one), with parameters inferred as ToolRegistry.add_tool infers them.",
     )
     python.add_argument("module", metavar="MODULE", help="dotted module name, e.g. myapp.tools")
-    for sub in (openai, python):
+    mcp = _add_mcp_parser(sources)
+    for sub in (openai, python, mcp):
         sub.add_argument(
             "-o",
             "--output",
@@ -108,11 +119,90 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         )
 
 
+def _add_mcp_parser(sources: Any) -> argparse.ArgumentParser:
+    mcp: argparse.ArgumentParser = sources.add_parser(
+        "mcp",
+        help="the tools of an MCP server (a command over stdio, or a url)",
+        description="Connect to an MCP server, list its tools and write a manifest declaring "
+        "the server (via: client) and one use: SERVER/TOOL entry per tool, with the server's "
+        "descriptions copied for editing. Name a local server by its command after -- "
+        "(tooldeck import mcp -- mcp-server-time --local-timezone UTC) or a remote one with "
+        "--url. Secrets never go into the manifest: --header refuses Authorization, tokens "
+        "and keys; --header-env HEADER=VARIABLE sends the variable's value now and writes "
+        "${env:VARIABLE}.",
+    )
+    mcp.add_argument(
+        "server_command",  # not "command": the top-level parser's dest for the command name
+        nargs="*",
+        metavar="COMMAND",
+        help="the server's command line and its arguments, after -- (run over stdio)",
+    )
+    mcp.add_argument("--url", metavar="URL", help="a remote server's address (http or https)")
+    mcp.add_argument(
+        "--transport",
+        choices=("http", "sse"),
+        help="with --url: Streamable HTTP (default) or the legacy HTTP+SSE transport",
+    )
+    mcp.add_argument(
+        "--header",
+        action="append",
+        default=[],
+        metavar="NAME:VALUE",
+        help="with --url: a header sent and written as is (not for secrets; repeatable)",
+    )
+    mcp.add_argument(
+        "--header-env",
+        action="append",
+        default=[],
+        metavar="HEADER=VARIABLE",
+        help="with --url: send HEADER with the value of the environment variable, written as "
+        "${env:VARIABLE} (Authorization becomes authorization:; repeatable)",
+    )
+    mcp.add_argument(
+        "--env",
+        action="append",
+        default=[],
+        metavar="NAME[=VARIABLE]",
+        help="with a command: pass the environment variable to the server, written as "
+        "${env:VARIABLE} (repeatable)",
+    )
+    mcp.add_argument(
+        "--name",
+        metavar="NAME",
+        help="the server's name in the manifest (default: from the "
+        "command or url, e.g. time for mcp-server-time)",
+    )
+    mcp.add_argument(
+        "--timeout",
+        type=_seconds,
+        default=_MCP_TIMEOUT,
+        metavar="SECONDS",
+        help=f"give up when the server has not listed its tools by then (default "
+        f"{_MCP_TIMEOUT:g}; also 500ms, 1m)",
+    )
+    return mcp
+
+
+def _seconds(text: str) -> float:
+    import argparse
+
+    from tooldeck.manifest._resolve import ResolveError, parse_duration
+
+    try:
+        return parse_duration(float(text) if text.replace(".", "", 1).isdigit() else text)
+    except (ResolveError, ValueError):
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a positive number of seconds (or like 500ms, 30s, 1m)"
+        ) from None
+
+
 def run(args: argparse.Namespace) -> int:
     """Run ``tooldeck import``; 0 ok, 1 definitions skipped, 2 usage or unreadable input."""
     try:
         if args.source == "python":
             return _python(args)
+        if args.source == "mcp":
+            return _mcp(args)
         return _openai(args)
     except _Usage as exc:
         print(f"tooldeck import: {exc}", file=sys.stderr)
@@ -173,6 +263,56 @@ def _python(args: argparse.Namespace) -> int:
     if not result.readable:
         return _report(result, args.verbose)
     return _finish(result, args, f"handlers: functions of {args.module}", args.module)
+
+
+def _mcp(args: argparse.Namespace) -> int:
+    from tooldeck._importers._mcp import (
+        SourceError,
+        import_mcp,
+        render_mcp_manifest,
+        server_source,
+    )
+
+    try:
+        source = server_source(
+            command=args.server_command,
+            url=args.url,
+            headers=args.header,
+            header_env=args.header_env,
+            env=args.env,
+            transport=args.transport,
+            name=args.name,
+        )
+        _refuse_overwrite(args.output, args.force)
+        imported = import_mcp(
+            source, timeout=args.timeout, errlog=sys.stderr if args.verbose else None
+        )
+    except SourceError as exc:
+        raise _Usage(str(exc)) from None
+    result = imported.result
+    if not result.readable:
+        return _report(result, args.verbose)
+    text = render_mcp_manifest(imported, output=args.output)
+    _check_size(result, text)
+    if args.output is None:
+        sys.stdout.write(text)
+    else:
+        _write(args.output, text)
+    code = _report(result, args.verbose)
+    target = "standard output" if args.output is None else str(args.output)
+    listed = result.definitions
+    summary = (
+        f"imported {len(imported.tools)} of {listed} tools of MCP server "
+        f"{source.name!r} into {target}"
+    )
+    if result.skipped:
+        summary += f"; {result.skipped} skipped (see above)"
+    if not listed:
+        summary += " (the server lists no tools)"
+    print(summary, file=sys.stderr)
+    if args.output is not None:
+        print(f"check it with: tooldeck lint {args.output}", file=sys.stderr)
+    return code
 
 
 def _finish(result: ImportResult, args: argparse.Namespace, where: str, allow: str) -> int:

@@ -37,7 +37,7 @@ COMMAND_HELP: dict[str, str] = {
     "dev": "watch manifests and print each change",
     "schema": "print the manifest meta-schema (JSON Schema 2020-12)",
     "init": "create a starter project: a manifest, its handlers, settings",
-    "import": "write a manifest from OpenAI-style definitions or a Python module",
+    "import": "write a manifest from OpenAI-style definitions, a Python module or an MCP server",
     "serve": "serve the tools and prompts over MCP (stdio or HTTP)",
 }
 """Command name -> its one-line help, in the order ``tooldeck --help`` lists them."""
