@@ -54,7 +54,13 @@ from tooldeck.mcp._client import (
     describe_error,
     result_text,
 )
-from tooldeck.mcp._servertools import GROUP_PREFIX, group_name, server_tools, unresolved_problems
+from tooldeck.mcp._servertools import (
+    GROUP_PREFIX,
+    ServerTools,
+    group_name,
+    server_tools,
+    unresolved_problems,
+)
 
 if TYPE_CHECKING:
     from types import TracebackType
@@ -66,6 +72,9 @@ if TYPE_CHECKING:
 __all__ = ["McpAttachment", "ServerHealth", "group_name"]
 
 log = logging.getLogger("tooldeck.mcp")
+
+_COMPILE_INLINE = 64
+"""Listings up to this many tools are compiled on the loop; longer ones in a worker thread."""
 
 
 @dataclass(frozen=True)
@@ -100,6 +109,8 @@ class _Server:
     """Registered name -> remote tool name."""
     remote: list[Tool] | None = None
     """The last listing, to re-publish when the manifests' use: entries change."""
+    compiled: dict[str, Any] = field(default_factory=dict)
+    """Raw tools compiled from the last listing (see ``server_tools(compiled=)``)."""
     shadowed: tuple[str, ...] = ()
     skipped: tuple[str, ...] = ()
     unresolved: tuple[str, ...] = ()
@@ -291,27 +302,35 @@ class McpAttachment:
                 return self._publish_empty(state)
             state.error = None
             state.listed_at = state.checked_at = self._clock()
+            if len(tools) > _COMPILE_INLINE:  # compiling thousands of schemas: not on the loop
+                return self._apply(state, await asyncio.to_thread(self._build, state, tools))
             return self._publish(state, tools)
 
     def _publish(self, state: _Server, tools: list[Tool]) -> RegistryChange:
-        spec = state.spec
+        return self._apply(state, self._build(state, tools))
+
+    def _build(self, state: _Server, tools: list[Tool]) -> ServerTools:
         state.remote = tools
-        built = server_tools(
-            spec,
+        return server_tools(
+            state.spec,
             tools,
             self._uses,
             raw_handler=lambda remote: self._handler(state, remote),
             use_handler=lambda remote, forward: self._use_handler(state, remote, forward),
             taken=lambda name: self._taken_elsewhere(name, state.group),
-            timeout=self._timeout_of(spec),
+            timeout=self._timeout_of(state.spec),
+            compiled=state.compiled,
         )
+
+    def _apply(self, state: _Server, built: ServerTools) -> RegistryChange:
         try:
             change = self.registry.replace_group(state.group, tools=built.prepared)
         except DuplicateToolError as exc:  # a name was taken between the check and the swap
             state.error = f"cannot register tools: {exc}"
-            log.warning("MCP server %r: %s", spec.name, state.error)
+            log.warning("MCP server %r: %s", state.spec.name, state.error)
             return self._publish_empty(state)
         state.tools = built.remote_names
+        state.compiled = built.compiled
         state.shadowed = tuple(built.shadowed)
         state.skipped = tuple(built.skipped)
         state.unresolved = unresolved_problems(built.unresolved)

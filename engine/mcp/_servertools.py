@@ -58,6 +58,8 @@ class ServerTools:
     """Remote tools whose schema could not be registered."""
     unresolved: dict[str, str] = field(default_factory=dict)
     """``use:`` entries left out -> why (no such tool, an argument that does not fit)."""
+    compiled: dict[str, tuple[Tool, PreparedTool]] = field(default_factory=dict)
+    """Raw tools as compiled, by registered name: the next listing reuses the unchanged ones."""
 
 
 def server_tools(
@@ -69,13 +71,18 @@ def server_tools(
     use_handler: Callable[[str, Forward], Callable[..., Any]],
     taken: Callable[[str], bool],
     timeout: float | None,
+    compiled: Mapping[str, tuple[Tool, PreparedTool]] | None = None,
 ) -> ServerTools:
     """The tools ``spec``'s group should hold after listing ``remote``.
 
     ``raw_handler(remote_name)`` and ``use_handler(remote_name, forward)``
     build the handlers that call the server; ``taken(name)`` says whether a
-    name is held outside the server's group.
+    name is held outside the server's group. ``compiled`` is the previous
+    result's :attr:`ServerTools.compiled` for the same declaration: a remote
+    tool that did not change is not compiled again (a server with thousands
+    of tools is listed again every ``cache_ttl``).
     """
+    previous = compiled or {}
     out = ServerTools()
     by_name = {tool.name: tool for tool in remote}
     mine = [u for u in uses if u.server == spec.name]
@@ -91,13 +98,21 @@ def server_tools(
         if name in out.remote_names or taken(name):
             out.shadowed.append(name)
             continue
+        known = previous.get(name)
+        if known is not None and known[0] == tool:
+            out.prepared.append(known[1])
+            out.compiled[name] = known
+            out.remote_names[name] = tool.name
+            continue
         try:
             built = _raw_spec(spec, name, tool, raw_handler(tool.name), timeout)
-            out.prepared.append(prepare_tool(built))
+            prepared = prepare_tool(built)
         except RegistrationError as exc:
             out.skipped.append(name)
             log.warning("MCP server %r: tool %r left out: %s", spec.name, name, exc)
             continue
+        out.prepared.append(prepared)
+        out.compiled[name] = (tool, prepared)
         out.remote_names[name] = tool.name
     for use in mine:
         _add_use(

@@ -184,3 +184,37 @@ def test_missing_is_not_a_value():
     assert ArgumentReshape(value=None).hidden is True
     assert ArgumentReshape(default=None).default is None
     assert ArgumentReshape().default is MISSING
+
+
+def test_a_listing_again_reuses_the_tools_it_compiled_before(monkeypatch):
+    from mcp_types import Tool
+
+    from tooldeck._model import McpServerSpec
+    from tooldeck.mcp import _servertools
+
+    server = McpServerSpec(name="time", command=("x",), via="client")
+    tools = [Tool(name=f"t{i}", description="d", input_schema={"type": "object"}) for i in range(3)]
+
+    def build(compiled=None, listed=tools):
+        return _servertools.server_tools(
+            server,
+            listed,
+            (),
+            raw_handler=lambda remote: not_attached,
+            use_handler=lambda remote, forward: not_attached,
+            taken=lambda name: False,
+            timeout=None,
+            compiled=compiled,
+        )
+
+    first = build()
+    compiles = []
+    real = _servertools.prepare_tool
+    monkeypatch.setattr(
+        _servertools, "prepare_tool", lambda spec: compiles.append(spec.name) or real(spec)
+    )
+    changed = [*tools[:2], Tool(name="t2", description="new", input_schema={"type": "object"})]
+    second = build(first.compiled, changed)
+    assert compiles == ["t2"]  # only the tool whose listing changed
+    assert second.prepared[:2] == first.prepared[:2]
+    assert second.prepared[2].spec.description == "new"
