@@ -1,8 +1,11 @@
 """``tooldeck serve``: serve the tools and prompts over MCP, on stdio or Streamable HTTP.
 
 On stdio, stdout carries nothing but the protocol: load errors and notes go
-to stderr. Tools with side effects are denied unless ``--allow-side-effects``:
-a server has no terminal to ask at.
+to stderr. A server has no terminal to ask at, so a tool with side effects
+asks the client that called it, by elicitation, and runs only when the user
+approves; clients without elicitation (and every client of a ``--stateless``
+server) are denied, with a message saying why, unless ``--allow-side-effects``
+runs them without asking (:mod:`tooldeck.mcp._approval`).
 """
 
 from __future__ import annotations
@@ -15,18 +18,12 @@ TYPE_CHECKING = False  # `typing` costs ~3 ms to import; mypy treats this name a
 if TYPE_CHECKING:
     import argparse
 
-    from tooldeck._policies import ApprovalRequest, Decision
+    from tooldeck._policies import ApprovalCallback, ApprovalRequest
     from tooldeck._registry import ToolRegistry
     from tooldeck.mcp import Reload
 
 
-__all__ = ["DENIED", "add_arguments", "run"]
-
-DENIED = (
-    "this MCP server does not run tools with side effects; "
-    "start `tooldeck serve` with --allow-side-effects to allow them"
-)
-"""Why a side-effecting tool was not run, in the words the client (and its model) sees."""
+__all__ = ["add_arguments", "run"]
 
 
 def add_arguments(serve: argparse.ArgumentParser) -> None:
@@ -47,23 +44,36 @@ def add_arguments(serve: argparse.ArgumentParser) -> None:
     serve.add_argument(
         "--allow-side-effects",
         action="store_true",
-        help="run tools with side effects without asking (otherwise they are denied)",
+        help=(
+            "run tools with side effects without asking (otherwise the client is asked "
+            "by elicitation, and clients that cannot be asked are denied)"
+        ),
+    )
+    serve.add_argument(
+        "--approval-timeout",
+        type=float,
+        default=300.0,
+        metavar="SECONDS",
+        help="how long a client has to answer an approval request (default: 300)",
     )
     serve.add_argument(
         "--stateless",
         action="store_true",
-        help="HTTP: no sessions, every request stands alone (no change notifications)",
+        help=(
+            "HTTP: no sessions, every request stands alone (no change notifications; "
+            "no approval requests either, so side effects need --allow-side-effects)"
+        ),
     )
-
-
-def _deny(request: ApprovalRequest) -> Decision:
-    from tooldeck._policies import Decision
-
-    return Decision.deny(DENIED)
 
 
 def _allow(request: ApprovalRequest) -> bool:
     return True
+
+
+def _ask_client() -> ApprovalCallback:
+    from tooldeck.mcp._approval import elicit_approval
+
+    return elicit_approval
 
 
 def run(args: argparse.Namespace) -> int:
@@ -71,6 +81,9 @@ def run(args: argparse.Namespace) -> int:
 
     if args.stateless and args.transport != "http":
         print("tooldeck: --stateless applies to --transport http only", file=sys.stderr)
+        return EXIT_USAGE
+    if not args.approval_timeout > 0:
+        print("tooldeck: --approval-timeout must be a positive number", file=sys.stderr)
         return EXIT_USAGE
     registry, reload = _registry(args)
     from tooldeck.mcp import serve_http, serve_stdio
@@ -90,10 +103,13 @@ def run(args: argparse.Namespace) -> int:
                         port=args.port,
                         stateless=args.stateless,
                         reload=reload,
+                        approval_timeout=args.approval_timeout,
                     )
                 )
             else:
-                asyncio.run(serve_stdio(registry, reload=reload))
+                asyncio.run(
+                    serve_stdio(registry, reload=reload, approval_timeout=args.approval_timeout)
+                )
     except KeyboardInterrupt:
         pass
     return EXIT_OK
@@ -103,7 +119,7 @@ def _registry(args: argparse.Namespace) -> tuple[ToolRegistry, Reload | None]:
     """The registry to serve: loaded once, or empty for the watcher to fill (``--reload``)."""
     allow = bool(args.allow_side_effects)
     if not args.reload:
-        loaded = load(args, approve=_allow if allow else _deny)
+        loaded = load(args, approve=_allow if allow else _ask_client())
         report_errors(loaded)
         return loaded.registry, None
     from tooldeck._config import load_config
@@ -115,7 +131,7 @@ def _registry(args: argparse.Namespace) -> tuple[ToolRegistry, Reload | None]:
     registry = ToolRegistry(
         project_dir=resolved.project_dir,
         config=config.data,
-        approve=None if allow else _deny,
+        approve=None if allow else _ask_client(),
         allow_side_effects=allow,
     )
     return registry, Reload(

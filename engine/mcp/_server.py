@@ -1,15 +1,18 @@
 """The registry as an MCP server: tools and prompts on the ``mcp`` package's low-level Server.
 
 The schemas clients see are the registry's own (:meth:`ToolRegistry.input_schema`),
-never a second generator's; a call goes through :meth:`ToolRegistry.acall`, so
-validation, approval, timeouts and secret redaction are the registry's. A call that
-fails is a tool result with ``isError: true`` and the model-facing words, never a
-protocol error.
+never a second generator's, and so is the ``outputSchema`` read from a handler's
+return annotation (:mod:`tooldeck.mcp._output`); a call goes through
+:meth:`ToolRegistry.acall`, so validation, approval, timeouts and secret
+redaction are the registry's. The registry's approver can ask the client that
+made the call, by elicitation (:func:`tooldeck.mcp._approval.elicit_approval`):
+each call runs marked with its connection and request. A call that fails is a
+tool result with ``isError: true`` and the model-facing words, never a protocol
+error.
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import sys
 from typing import TYPE_CHECKING, Any
@@ -21,6 +24,8 @@ from mcp.server.session import ServerSession
 
 from tooldeck._errors import ToolCallError
 from tooldeck._version import __version__
+from tooldeck.mcp._approval import DEFAULT_APPROVAL_TIMEOUT, McpCall, calling
+from tooldeck.mcp._output import OutputSchema, call_result, output_schema
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -28,7 +33,6 @@ if TYPE_CHECKING:
 
     from starlette.applications import Starlette
 
-    from tooldeck._calltypes import ToolResult
     from tooldeck._entries import RegistryChange
     from tooldeck._model import ToolSpec
     from tooldeck._registry import ToolRegistry
@@ -61,10 +65,20 @@ class RegistryServer:
     """
 
     def __init__(
-        self, registry: ToolRegistry, *, name: str = "tooldeck", list_changed: bool = False
+        self,
+        registry: ToolRegistry,
+        *,
+        name: str = "tooldeck",
+        list_changed: bool = False,
+        approval_timeout: float = DEFAULT_APPROVAL_TIMEOUT,
     ) -> None:
         self.registry = registry
         self.list_changed = list_changed
+        self.approval_timeout = approval_timeout
+        """Seconds a client has to answer an approval request (elicitation)."""
+        self.stateless = False
+        """Serving stateless HTTP: no client can be asked anything (set by :meth:`http_app`)."""
+        self._outputs: dict[str, tuple[ToolSpec, OutputSchema | None]] = {}
         self.sessions: list[ServerSession] = []
         """One session per initialized connection, for server-initiated notifications."""
         self.server: Server[Any] = Server(
@@ -92,12 +106,23 @@ class RegistryServer:
             read_only_hint=True if read_only else None,
             idempotent_hint=True if spec.idempotent else None,
         )
+        output = self.output(spec)
         return types.Tool(
             name=self.registry.safe_name(spec.name),
             description=spec.description,
             input_schema=self.registry.input_schema(spec.name),
+            output_schema=output.schema if output is not None else None,
             annotations=annotations,
         )
+
+    def output(self, spec: ToolSpec) -> OutputSchema | None:
+        """The tool's ``outputSchema`` (cached while the registry holds the same spec)."""
+        cached = self._outputs.get(spec.name)
+        if cached is not None and cached[0] is spec:
+            return cached[1]
+        output = output_schema(spec)
+        self._outputs[spec.name] = (spec, output)
+        return output
 
     def _input_schema_or_none(self, name: str) -> dict[str, Any] | None:
         try:
@@ -114,17 +139,26 @@ class RegistryServer:
         self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
         context = {"mcp_session_id": _session_id(ctx), "mcp_request_id": ctx.request_id}
+        call = McpCall(
+            ctx.session,
+            ctx.request_id,
+            stateless=self.stateless,
+            timeout=self.approval_timeout,
+            redact=self.registry.secrets.redact,
+        )
+        spec = self.registry.get_tool(params.name)
         try:
-            result = await self.registry.acall(
-                params.name, params.arguments or {}, context=context, raise_errors=False
-            )
+            with calling(call):  # the registry's approver may ask this client
+                result = await self.registry.acall(
+                    params.name, params.arguments or {}, context=context, raise_errors=False
+                )
         except Exception as exc:  # a bug below must still answer as a tool error
             logger.exception("tool %r failed unexpectedly", params.name)
             text = self.registry.secrets.redact(
                 f"Error (internal_error): {type(exc).__name__}: {exc}"
             )
             return types.CallToolResult(content=[types.TextContent(text=text)], is_error=True)
-        return call_result(result)
+        return call_result(result, self.output(spec) if spec is not None else None)
 
     # ---------------------------------------------------------------- prompts
     async def _list_prompts(
@@ -209,7 +243,13 @@ class RegistryServer:
 
     # -------------------------------------------------------------- transports
     def http_app(self, *, host: str = "127.0.0.1", stateless: bool = False) -> Starlette:
-        """The Starlette app serving Streamable HTTP at ``/mcp``."""
+        """The Starlette app serving Streamable HTTP at ``/mcp``.
+
+        ``stateless``: every request stands alone, so nothing can be asked of the
+        client; side effects needing approval are denied
+        (:data:`tooldeck.mcp._approval.STATELESS`).
+        """
+        self.stateless = stateless
         return self.server.streamable_http_app(
             streamable_http_path="/mcp", stateless_http=stateless, host=host
         )
@@ -230,34 +270,21 @@ def _session_id(ctx: ServerRequestContext[Any]) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def call_result(result: ToolResult) -> types.CallToolResult:
-    """A registry result as an MCP tool result: the model-facing text, and structure when any.
-
-    ``structuredContent`` is parsed back from the (redacted) text, so it never
-    carries what the text hides; a list is wrapped as ``{"result": [...]}``
-    since MCP structured content is an object. A truncated text has no structure.
-    """
-    content: list[types.ContentBlock] = [types.TextContent(text=result.text)]
-    if not result.ok:
-        return types.CallToolResult(content=content, is_error=True)
-    structured: Any = None
-    if isinstance(result.value, dict | list):
-        try:
-            parsed = json.loads(result.text)
-        except ValueError:
-            parsed = None
-        if isinstance(parsed, dict):
-            structured = parsed
-        elif isinstance(parsed, list):
-            structured = {"result": parsed}
-    return types.CallToolResult(content=content, structured_content=structured)
-
-
 def build_server(
-    registry: ToolRegistry, *, name: str = "tooldeck", list_changed: bool = False
+    registry: ToolRegistry,
+    *,
+    name: str = "tooldeck",
+    list_changed: bool = False,
+    approval_timeout: float = DEFAULT_APPROVAL_TIMEOUT,
 ) -> RegistryServer:
-    """An MCP server for ``registry``; ``list_changed`` announces list changes to clients."""
-    return RegistryServer(registry, name=name, list_changed=list_changed)
+    """An MCP server for ``registry``; ``list_changed`` announces list changes to clients.
+
+    ``approval_timeout``: how long a client has to answer an approval request
+    when the registry's approver is :func:`~tooldeck.mcp._approval.elicit_approval`.
+    """
+    return RegistryServer(
+        registry, name=name, list_changed=list_changed, approval_timeout=approval_timeout
+    )
 
 
 # ------------------------------------------------------------------ serving
@@ -327,12 +354,18 @@ async def _with_reload(served: RegistryServer, reload: Reload | None, body: Any)
 
 
 async def serve_stdio(
-    registry: ToolRegistry, *, reload: Reload | None = None, name: str = "tooldeck"
+    registry: ToolRegistry,
+    *,
+    reload: Reload | None = None,
+    name: str = "tooldeck",
+    approval_timeout: float = DEFAULT_APPROVAL_TIMEOUT,
 ) -> None:
     """Serve over stdin/stdout until the client closes them (stdout carries only protocol)."""
     from mcp.server.stdio import stdio_server
 
-    served = build_server(registry, name=name, list_changed=reload is not None)
+    served = build_server(
+        registry, name=name, list_changed=reload is not None, approval_timeout=approval_timeout
+    )
     async with stdio_server() as (read_stream, write_stream):
 
         async def body() -> None:
@@ -349,11 +382,17 @@ async def serve_http(
     stateless: bool = False,
     reload: Reload | None = None,
     name: str = "tooldeck",
+    approval_timeout: float = DEFAULT_APPROVAL_TIMEOUT,
 ) -> None:
     """Serve Streamable HTTP at ``http://host:port/mcp`` with uvicorn until interrupted."""
     import uvicorn
 
-    served = build_server(registry, name=name, list_changed=reload is not None and not stateless)
+    served = build_server(
+        registry,
+        name=name,
+        list_changed=reload is not None and not stateless,
+        approval_timeout=approval_timeout,
+    )
     app = served.http_app(host=host, stateless=stateless)
     config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on")
     server = uvicorn.Server(config)

@@ -21,10 +21,11 @@ from typing import Any
 import mcp_types as types
 import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
+from mcp.client.session import ClientRequestContext, ElicitationFnT
 from mcp.client.streamable_http import streamable_http_client
 
-from tooldeck.cli._serve_cmd import DENIED
 from tooldeck.manifest import from_manifests
+from tooldeck.mcp._approval import NO_ELICITATION, STATELESS
 
 pytestmark = pytest.mark.slow
 
@@ -55,6 +56,14 @@ def write_note(text: str) -> str:
 
 def whoami(ctx: ToolContext) -> dict:
     return {k: v for k, v in ctx.extra.items() if k.startswith("mcp_")}
+
+
+def evens(n: int) -> list[int]:
+    return list(range(0, n, 2))
+
+
+def liar() -> dict[str, int]:
+    return {"a": "not a number"}
 """
 
 MANIFEST = f"""\
@@ -89,6 +98,14 @@ tools:
   - name: whoami
     handler: {MODULE}:whoami
     description: Say which MCP session and request this call came from.
+  - name: evens
+    handler: {MODULE}:evens
+    description: The even numbers below n.
+    params:
+      - {{name: n, type: integer, description: "Upper bound"}}
+  - name: liar
+    handler: {MODULE}:liar
+    description: Returns what its annotation says it does not.
 prompts:
   - name: greet
     role: user
@@ -157,15 +174,41 @@ class Notes:
                 await self.arrived.wait()
 
 
+class Approver:
+    """An ``elicitation_callback``: records each question and answers it as told."""
+
+    def __init__(self, action: str = "accept", approve: bool = True) -> None:
+        self.action = action
+        self.approve = approve
+        self.asked: list[types.ElicitRequestParams] = []
+
+    async def __call__(
+        self, context: ClientRequestContext, params: types.ElicitRequestParams
+    ) -> types.ElicitResult:
+        self.asked.append(params)
+        if self.action != "accept":
+            return types.ElicitResult(action=self.action)  # type: ignore[arg-type]
+        return types.ElicitResult(action="accept", content={"approve": self.approve})
+
+
 @contextlib.asynccontextmanager
 async def stdio_session(
-    project: Path, *extra: str, notes: Notes | None = None
+    project: Path,
+    *extra: str,
+    notes: Notes | None = None,
+    elicitation: ElicitationFnT | None = None,
 ) -> AsyncIterator[ClientSession]:
     params = StdioServerParameters(command=str(TOOLDECK), args=serve_args(*extra), cwd=str(project))
     with (project / "stderr.log").open("w") as errlog:
         async with (
             stdio_client(params, errlog=errlog) as (read, write),
-            ClientSession(read, write, message_handler=notes, read_timeout_seconds=DEADLINE) as s,
+            ClientSession(
+                read,
+                write,
+                message_handler=notes,
+                elicitation_callback=elicitation,
+                read_timeout_seconds=DEADLINE,
+            ) as s,
         ):
             async with asyncio.timeout(DEADLINE):
                 await s.initialize()
@@ -209,10 +252,14 @@ def http_server(project: Path, *extra: str) -> Iterator[str]:
 
 
 @contextlib.asynccontextmanager
-async def http_session(url: str) -> AsyncIterator[ClientSession]:
+async def http_session(
+    url: str, elicitation: ElicitationFnT | None = None
+) -> AsyncIterator[ClientSession]:
     async with (
         streamable_http_client(url) as (read, write),
-        ClientSession(read, write, read_timeout_seconds=DEADLINE) as s,
+        ClientSession(
+            read, write, elicitation_callback=elicitation, read_timeout_seconds=DEADLINE
+        ) as s,
     ):
         async with asyncio.timeout(DEADLINE):
             await s.initialize()
@@ -224,7 +271,7 @@ async def http_session(url: str) -> AsyncIterator[ClientSession]:
 
 async def check_tools_and_calls(session: ClientSession, project: Path) -> None:
     listed = {tool.name: tool for tool in (await session.list_tools()).tools}
-    assert sorted(listed) == ["add", "boom", "stats", "whoami", "write_note"]
+    assert sorted(listed) == ["add", "boom", "evens", "liar", "stats", "whoami", "write_note"]
     add = listed["add"]
     assert add.input_schema == local_schema(project, "add")
     assert add.description == "Add two integers."
@@ -244,6 +291,22 @@ async def check_tools_and_calls(session: ClientSession, project: Path) -> None:
     structured = await session.call_tool("stats", {"values": [1, 2, 3.5]})
     assert not structured.is_error
     assert structured.structured_content == {"count": 3, "total": 6.5}
+
+    # outputSchema from the return annotation; ClientSession validates every result against it
+    assert add.output_schema is None  # int: text only
+    assert listed["stats"].output_schema == {"type": "object"}
+    assert listed["evens"].output_schema == {
+        "type": "object",
+        "properties": {"result": {"type": "array", "items": {"type": "integer"}}},
+        "required": ["result"],
+        "additionalProperties": False,
+    }
+    wrapped = await session.call_tool("evens", {"n": 5})
+    assert not wrapped.is_error, text_of(wrapped)
+    assert wrapped.structured_content == {"result": [0, 2, 4]}
+    liar = await session.call_tool("liar", {})  # would raise in the client if sent as structure
+    assert liar.is_error
+    assert "does not match its declared return type" in text_of(liar)
 
     invalid = await session.call_tool("add", {"a": "two"})
     assert invalid.is_error
@@ -285,7 +348,7 @@ async def test_stdio_denies_side_effects_by_default(project: Path):
     async with stdio_session(project) as session:
         denied = await session.call_tool("write_note", {"text": "hi"})
     assert denied.is_error
-    assert DENIED in text_of(denied)
+    assert NO_ELICITATION in text_of(denied)
     assert not (project / "note.txt").exists()
 
 
@@ -296,6 +359,121 @@ async def test_stdio_allows_side_effects_when_asked(project: Path):
     assert (project / "note.txt").read_text(encoding="utf-8") == "hi"
 
 
+async def test_stdio_asks_the_client_by_elicitation_and_runs_on_approval(project: Path):
+    approver = Approver()
+    async with stdio_session(project, elicitation=approver) as session:
+        allowed = await session.call_tool("write_note", {"text": "approved"})
+    assert not allowed.is_error, text_of(allowed)
+    assert (project / "note.txt").read_text(encoding="utf-8") == "approved"
+    [asked] = approver.asked
+    assert isinstance(asked, types.ElicitRequestFormParams)
+    assert "'write_note'" in asked.message
+    assert "writes note.txt in the project directory" in asked.message
+    assert '"text": "approved"' in asked.message
+    assert asked.requested_schema["properties"]["approve"]["type"] == "boolean"
+
+
+@pytest.mark.parametrize(
+    ("approver", "words"),
+    [
+        (Approver("decline"), "the user declined it"),
+        (Approver("cancel"), "dismissed the approval request"),
+        (Approver("accept", approve=False), "the user did not approve it"),
+    ],
+)
+async def test_stdio_runs_nothing_unless_approved(project: Path, approver: Approver, words: str):
+    async with stdio_session(project, elicitation=approver) as session:
+        denied = await session.call_tool("write_note", {"text": "no"})
+        after = await session.call_tool("add", {"a": 1, "b": 1})
+    assert denied.is_error
+    assert words in text_of(denied)
+    assert "Error (denied)" in text_of(denied)
+    assert not (project / "note.txt").exists()
+    assert text_of(after) == "2"  # the session goes on
+
+
+async def test_stdio_allow_side_effects_never_asks(project: Path):
+    approver = Approver("decline")
+    async with stdio_session(project, "--allow-side-effects", elicitation=approver) as session:
+        allowed = await session.call_tool("write_note", {"text": "unasked"})
+    assert not allowed.is_error, text_of(allowed)
+    assert approver.asked == []
+    assert (project / "note.txt").read_text(encoding="utf-8") == "unasked"
+
+
+async def test_http_asks_the_client_within_the_call(project: Path):
+    approve, decline = Approver(), Approver("decline")
+    with http_server(project) as url:
+        async with http_session(url, elicitation=decline) as session:
+            denied = await session.call_tool("write_note", {"text": "declined"})
+        assert denied.is_error
+        assert "the user declined it" in text_of(denied)
+        assert not (project / "note.txt").exists()
+        async with http_session(url, elicitation=approve) as session:
+            allowed = await session.call_tool("write_note", {"text": "over http, approved"})
+    assert not allowed.is_error, text_of(allowed)
+    assert (project / "note.txt").read_text(encoding="utf-8") == "over http, approved"
+    assert len(approve.asked) == len(decline.asked) == 1
+
+
+async def test_http_stateless_cannot_ask_and_denies_side_effects(project: Path):
+    """No session carries the question back: denied with how to allow, the client not asked."""
+    approver = Approver()
+    with http_server(project, "--stateless") as url:
+        async with http_session(url, elicitation=approver) as session:
+            denied = await session.call_tool("write_note", {"text": "hi"})
+    assert denied.is_error
+    assert STATELESS in text_of(denied)
+    assert approver.asked == []
+    assert not (project / "note.txt").exists()
+    with http_server(project, "--stateless", "--allow-side-effects") as url:
+        async with http_session(url, elicitation=approver) as session:
+            allowed = await session.call_tool("write_note", {"text": "stateless, allowed"})
+    assert not allowed.is_error, text_of(allowed)
+    assert (project / "note.txt").read_text(encoding="utf-8") == "stateless, allowed"
+
+
+async def test_reload_serves_with_the_same_approval(project: Path):
+    approver = Approver()
+    async with stdio_session(project, "--reload", elicitation=approver) as session:
+        allowed = await session.call_tool("write_note", {"text": "reloaded"})
+    assert not allowed.is_error, text_of(allowed)
+    assert len(approver.asked) == 1
+
+
+async def test_stdio_denies_when_nobody_answers_within_the_approval_timeout(project: Path):
+    class Silent(Approver):
+        async def __call__(
+            self, context: ClientRequestContext, params: types.ElicitRequestParams
+        ) -> types.ElicitResult:
+            self.asked.append(params)
+            await asyncio.Event().wait()  # the user walked away (cancelled by the server)
+            raise AssertionError("unreachable")
+
+    silent = Silent()
+    async with stdio_session(project, "--approval-timeout", "0.5", elicitation=silent) as session:
+        denied = await session.call_tool("write_note", {"text": "too late"})
+        after = await session.call_tool("add", {"a": 2, "b": 2})
+    assert denied.is_error
+    assert "nobody answered the approval request within 0.5 s" in text_of(denied)
+    assert not (project / "note.txt").exists()
+    assert len(silent.asked) == 1
+    assert text_of(after) == "4"
+
+
+def test_serve_refuses_a_non_positive_approval_timeout(project: Path):
+    done = subprocess.run(
+        [str(TOOLDECK), *serve_args("--approval-timeout", "0")],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=DEADLINE,
+        check=False,
+    )
+    assert done.returncode == 2
+    assert "--approval-timeout must be a positive number" in done.stderr
+
+
 async def test_http_lists_and_calls_tools_and_prompts(project: Path):
     with http_server(project) as url:
         async with http_session(url) as session:
@@ -303,7 +481,7 @@ async def test_http_lists_and_calls_tools_and_prompts(project: Path):
             await check_prompts(session)
             denied = await session.call_tool("write_note", {"text": "hi"})
     assert denied.is_error
-    assert DENIED in text_of(denied)
+    assert NO_ELICITATION in text_of(denied)
 
 
 async def test_http_allows_side_effects_when_asked(project: Path):
@@ -334,7 +512,7 @@ async def test_stdio_reload_announces_tool_list_changes_and_keeps_the_last_good(
     manifest = project / "tools.yaml"
     async with stdio_session(project, "--reload", notes=notes) as session:
         before = [t.name for t in (await session.list_tools()).tools]
-        assert before == ["add", "boom", "stats", "write_note", "whoami"]
+        assert before == ["add", "boom", "stats", "write_note", "whoami", "evens", "liar"]
 
         with_extra = MANIFEST.replace("prompts:\n", EXTRA_TOOL + "prompts:\n")
         save(manifest, with_extra)

@@ -11,8 +11,10 @@ import anyio
 import mcp_types as types
 import pytest
 from mcp import ClientSession
+from mcp.client.session import ElicitationFnT
 from mcp.shared.exceptions import MCPError
 from mcp.shared.memory import create_client_server_memory_streams
+from mcp.shared.message import SessionMessage
 
 from tooldeck import Param, ToolContext, ToolRegistry, ToolResult
 from tooldeck.mcp import RegistryServer, build_server, call_result
@@ -31,23 +33,75 @@ class Notes:
             self.arrived.set()
 
 
+class Sent:
+    """The server's write stream, recording what it sends (with the transport metadata)."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.messages: list[SessionMessage] = []
+
+    async def send(self, item: SessionMessage) -> None:
+        self.messages.append(item)
+        await self.inner.send(item)
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+    async def __aenter__(self) -> Sent:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    def requests(self, method: str) -> list[SessionMessage]:
+        return [
+            m
+            for m in self.messages
+            if getattr(m.message, "method", None) == method and _is_request(m)
+        ]
+
+
+def _is_request(message: SessionMessage) -> bool:
+    return getattr(message.message, "id", None) is not None
+
+
 @contextlib.asynccontextmanager
 async def connected(
-    served: RegistryServer, notes: Notes | None = None
+    served: RegistryServer,
+    notes: Notes | None = None,
+    *,
+    elicitation: ElicitationFnT | None = None,
+    sent: list[Sent] | None = None,
+    modern: bool = False,
 ) -> AsyncIterator[ClientSession]:
-    """A client session on ``served``, subscribed to its registry as ``serve_*`` does."""
+    """A client session on ``served``, subscribed to its registry as ``serve_*`` does.
+
+    ``elicitation``: the client declares the capability and answers with it;
+    ``sent`` receives the recorder of everything the server writes; ``modern``
+    speaks the 2026-07-28 per-request protocol (``server/discover``, no handshake).
+    """
     unsubscribe = served.registry.subscribe(served.on_registry_change)
     async with (
         create_client_server_memory_streams() as (client, server),
         anyio.create_task_group() as tg,
     ):
+        recorder = Sent(server[1])
+        if sent is not None:
+            sent.append(recorder)
         tg.start_soon(
-            lambda: served.server.run(server[0], server[1], served.initialization_options())
+            lambda: served.server.run(server[0], recorder, served.initialization_options())
         )
         async with ClientSession(
-            client[0], client[1], message_handler=notes, read_timeout_seconds=DEADLINE
+            client[0],
+            client[1],
+            message_handler=notes,
+            elicitation_callback=elicitation,
+            read_timeout_seconds=DEADLINE,
         ) as session:
-            await session.initialize()
+            if modern:
+                await session.discover()
+            else:
+                await session.initialize()
             yield session
         tg.cancel_scope.cancel()
     unsubscribe()
