@@ -27,7 +27,10 @@ __all__ = ["add_arguments", "run"]
 
 
 def add_arguments(serve: argparse.ArgumentParser) -> None:
+    from tooldeck.cli._attached import add_connect_options
+
     add_common(serve)
+    add_connect_options(serve)
     serve.add_argument(
         "--transport",
         choices=("stdio", "http"),
@@ -104,11 +107,19 @@ def run(args: argparse.Namespace) -> int:
                         stateless=args.stateless,
                         reload=reload,
                         approval_timeout=args.approval_timeout,
+                        attach=not args.offline,
+                        connect_timeout=args.connect_timeout,
                     )
                 )
             else:
                 asyncio.run(
-                    serve_stdio(registry, reload=reload, approval_timeout=args.approval_timeout)
+                    serve_stdio(
+                        registry,
+                        reload=reload,
+                        approval_timeout=args.approval_timeout,
+                        attach=not args.offline,
+                        connect_timeout=args.connect_timeout,
+                    )
                 )
     except KeyboardInterrupt:
         pass

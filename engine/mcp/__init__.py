@@ -17,6 +17,7 @@ import typing
 from tooldeck._lazy import lazy_getattr as _lazy_getattr
 
 if typing.TYPE_CHECKING:
+    from tooldeck.mcp._approval import elicit_approval
     from tooldeck.mcp._attach import McpAttachment, ServerHealth
     from tooldeck.mcp._attachapi import (
         BackgroundAttachment,
@@ -45,6 +46,7 @@ __all__ = [
     "attach_servers",
     "build_server",
     "call_result",
+    "elicit_approval",
     "group_name",
     "serve_http",
     "serve_stdio",
@@ -61,6 +63,7 @@ _EXPORTS: dict[str, str] = {
     "attach_servers": "tooldeck.mcp._attachapi",
     "build_server": "tooldeck.mcp._server",
     "call_result": "tooldeck.mcp._server",
+    "elicit_approval": "tooldeck.mcp._approval",
     "group_name": "tooldeck.mcp._servertools",
     "serve_http": "tooldeck.mcp._server",
     "serve_stdio": "tooldeck.mcp._server",

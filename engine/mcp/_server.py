@@ -77,6 +77,8 @@ class RegistryServer:
         self.approval_timeout = approval_timeout
         """Seconds a client has to answer an approval request (elicitation)."""
         self.stateless = False
+        self.attachment: Any = None
+        """The attached ``via: client`` servers (an McpAttachment) while serving, if any."""
         """Serving stateless HTTP: no client can be asked anything (set by :meth:`http_app`)."""
         self._outputs: dict[str, tuple[ToolSpec, OutputSchema | None]] = {}
         self.sessions: list[ServerSession] = []
@@ -133,6 +135,8 @@ class RegistryServer:
     async def _list_tools(
         self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
+        if self.attachment is not None:  # lazy servers and expired tool lists: list them now
+            await self.attachment.ensure_fresh()
         return types.ListToolsResult(tools=[self.tool(spec) for spec in self.registry.tools()])
 
     async def _call_tool(
@@ -359,8 +363,14 @@ async def serve_stdio(
     reload: Reload | None = None,
     name: str = "tooldeck",
     approval_timeout: float = DEFAULT_APPROVAL_TIMEOUT,
+    attach: bool = True,
+    connect_timeout: float = 30.0,
 ) -> None:
-    """Serve over stdin/stdout until the client closes them (stdout carries only protocol)."""
+    """Serve over stdin/stdout until the client closes them (stdout carries only protocol).
+
+    With ``attach`` (the default) the ``via: client`` servers the manifests
+    declare are attached while serving, so their tools are served too.
+    """
     from mcp.server.stdio import stdio_server
 
     served = build_server(
@@ -371,7 +381,7 @@ async def serve_stdio(
         async def body() -> None:
             await served.server.run(read_stream, write_stream, served.initialization_options())
 
-        await _with_reload(served, reload, body)
+        await _with_reload(served, reload, _attached(served, body, attach, connect_timeout))
 
 
 async def serve_http(
@@ -383,8 +393,13 @@ async def serve_http(
     reload: Reload | None = None,
     name: str = "tooldeck",
     approval_timeout: float = DEFAULT_APPROVAL_TIMEOUT,
+    attach: bool = True,
+    connect_timeout: float = 30.0,
 ) -> None:
-    """Serve Streamable HTTP at ``http://host:port/mcp`` with uvicorn until interrupted."""
+    """Serve Streamable HTTP at ``http://host:port/mcp`` with uvicorn until interrupted.
+
+    ``attach`` and ``connect_timeout``: as for :func:`serve_stdio`.
+    """
     import uvicorn
 
     served = build_server(
@@ -400,4 +415,26 @@ async def serve_http(
     async def body() -> None:
         await server.serve()
 
-    await _with_reload(served, reload, body)
+    await _with_reload(served, reload, _attached(served, body, attach, connect_timeout))
+
+
+def _attached(served: RegistryServer, body: Any, attach: bool, connect_timeout: float) -> Any:
+    """``body`` with the registry's ``via: client`` servers attached around it.
+
+    The attachment follows the registry: servers a reload declares later are
+    attached then, and removed ones detached.
+    """
+    if not attach:
+        return body
+
+    async def attached_body() -> None:
+        from tooldeck.mcp._attachapi import attach_servers
+
+        async with attach_servers(served.registry, connect_timeout=connect_timeout) as attachment:
+            served.attachment = attachment
+            try:
+                await body()
+            finally:
+                served.attachment = None
+
+    return attached_body

@@ -301,3 +301,26 @@ def test_cli_lint_reports_shadowing_and_an_unreachable_server(tmp_path, run_line
     listed = run_line("list", cwd=root)
     assert "tooldeck: MCP server 'broken'" in listed.stderr
     assert "tool 'convert_time' is shadowed" in listed.stderr
+
+
+# ------------------------------------------------------------------- serving as a gateway
+
+
+async def test_tooldeck_serve_also_serves_the_attached_and_reshaped_tools(tmp_path):
+    from mcp import ClientSession, StdioServerParameters, stdio_client
+
+    root = project(tmp_path, manifest(NOW, prefix="time_"))
+    params = StdioServerParameters(
+        command=str(Path(sys.executable).parent / "tooldeck"),
+        args=["serve", "-m", str(root / "manifests")],
+        cwd=str(root),
+    )
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        listed = await session.list_tools()
+        tools = {tool.name: tool for tool in listed.tools}
+        assert set(tools) == {"now", "time_convert_time"}
+        assert set(tools["now"].input_schema["properties"]) == {"tz"}
+        result = await session.call_tool("now", {"tz": "Asia/Tokyo"})
+        assert not result.is_error
+        assert '"timezone": "Asia/Tokyo"' in result.content[0].text  # type: ignore[union-attr]
