@@ -21,6 +21,8 @@ import mcp_types as types
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.lowlevel import NotificationOptions, Server
 from mcp.server.session import ServerSession
+from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler
+from mcp.shared.subscriptions import PromptsListChanged, ToolsListChanged
 
 from tooldeck._errors import ToolCallError
 from tooldeck._version import __version__
@@ -77,9 +79,12 @@ class RegistryServer:
         self.approval_timeout = approval_timeout
         """Seconds a client has to answer an approval request (elicitation)."""
         self.stateless = False
+        """Serving stateless HTTP: no client can be asked anything (set by :meth:`http_app`)."""
         self.attachment: Any = None
         """The attached ``via: client`` servers (an McpAttachment) while serving, if any."""
-        """Serving stateless HTTP: no client can be asked anything (set by :meth:`http_app`)."""
+        self.events = InMemorySubscriptionBus()
+        """Change events for 2026-07-28 clients, which listen (``subscriptions/listen``)
+        instead of receiving ``list_changed`` notifications on a session."""
         self._outputs: dict[str, tuple[ToolSpec, OutputSchema | None]] = {}
         self.sessions: list[ServerSession] = []
         """One session per initialized connection, for server-initiated notifications."""
@@ -91,6 +96,7 @@ class RegistryServer:
             on_call_tool=self._call_tool,
             on_list_prompts=self._list_prompts,
             on_get_prompt=self._get_prompt,
+            on_subscriptions_listen=ListenHandler(self.events) if list_changed else None,
         )
         self.server.middleware.append(self._track_sessions)
 
@@ -235,6 +241,10 @@ class RegistryServer:
         """Tell every connected session which lists changed."""
         if not self.list_changed or not (change.tools_changed or change.prompts_list_changed):
             return
+        if change.tools_changed:
+            await self.events.publish(ToolsListChanged())
+        if change.prompts_list_changed:
+            await self.events.publish(PromptsListChanged())
         for session in list(self.sessions):  # notifying never raises: delivery is best effort
             if change.tools_changed:
                 await session.send_tool_list_changed()

@@ -216,3 +216,25 @@ def test_call_result_keeps_failures_and_truncated_text_unstructured():
     scalar = call_result(ToolResult(True, "5", 5))
     assert scalar.structured_content is None
     assert text_of(scalar) == "5"
+
+
+async def test_2026_07_28_clients_hear_of_list_changes_through_subscriptions_listen():
+    from mcp import Client
+    from mcp.shared.subscriptions import ToolsListChanged
+
+    registry = ToolRegistry()
+    registry.add_tool("ping", "Answer pong.", lambda: "pong")
+    served = build_server(registry, list_changed=True)
+    unsubscribe = registry.subscribe(served.on_registry_change)
+    try:
+        async with Client(served.server) as client:
+            assert client.protocol_version >= "2026-07-28"
+            async with client.listen(tools_list_changed=True) as subscription:
+                registry.add_tool("later", "Added while listening.", lambda: "ok")
+                with anyio.fail_after(5):
+                    event = await subscription.__anext__()
+                assert isinstance(event, ToolsListChanged)
+            listed = await client.list_tools()
+            assert {tool.name for tool in listed.tools} == {"ping", "later"}
+    finally:
+        unsubscribe()
