@@ -25,6 +25,7 @@ from tooldeck._jsontypes import Checker
 from tooldeck._model import ToolSpec
 
 if TYPE_CHECKING:
+    from tooldeck._nulls import NullPlan
     from tooldeck._portal import LoopPortal
     from tooldeck._results import ResultShaper
 
@@ -132,6 +133,9 @@ class PreparedTool:
     is_async: bool
     shaper: ResultShaper | None
     explainer: Explainer = field(repr=False)
+    null_nested: NullPlan | None = None
+    """Where a ``null`` means "not given" below the top level (nested objects, items,
+    ``$ref`` definitions): :mod:`tooldeck._nulls`. None when there is no such place."""
 
     def explain(self, arguments: Any) -> list[str]:
         """Every reason ``arguments`` fail this tool's schema, model-readable."""

@@ -129,6 +129,8 @@ def validate_call(
         for name in prepared.null_is_absent & args.keys():
             if args[name] is None:
                 del args[name]
+    if prepared.null_nested is not None:
+        args = prepared.null_nested.apply(args)
     if lenient and prepared.coercers:
         args = prepared.coerce(args)
     if not prepared.check(args):
@@ -248,6 +250,8 @@ def call_prepared(
         for name in prepared.null_is_absent & args.keys():
             if args[name] is None:
                 del args[name]
+    if prepared.null_nested is not None:
+        args = prepared.null_nested.apply(args)
     if lenient and prepared.coercers:
         args = prepared.coerce(args)
     if not prepared.check(args):

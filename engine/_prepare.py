@@ -34,6 +34,7 @@ from tooldeck._errors import RegistrationError
 from tooldeck._jsonparse import JsonProblem, parse_json
 from tooldeck._jsontypes import Checker, show_json
 from tooldeck._model import ToolSpec
+from tooldeck._nulls import null_plan, optional_non_null
 from tooldeck._params import ParamDescriptor
 from tooldeck._regex import PatternError
 from tooldeck._results import ResultShaper
@@ -91,7 +92,9 @@ def prepare_tool(spec: ToolSpec) -> PreparedTool:
             and "null" not in p.types
             and p.types
             and not (p.enum is not None and None in p.enum)
-        ),
+        )
+        | optional_non_null(schema),
+        null_nested=null_plan(schema),
         defaults=defaults,
         coercers=tuple(
             (p.name, fix)
@@ -137,7 +140,8 @@ def _prepare_external(
         schema=schema,
         check=safe_checker(validator),
         descriptions={},
-        null_is_absent=frozenset(),
+        null_is_absent=optional_non_null(schema),
+        null_nested=null_plan(schema),
         defaults=(),
         coercers=(),
         converters=(),
