@@ -21,6 +21,9 @@ from tooldeck._params import MISSING, ParamDescriptor
 
 __all__ = [
     "DEFAULT_RETRY_ON",
+    "MCP_APPROVAL_FILTER_KEYS",
+    "SEARCH_CONTEXT_SIZES",
+    "WEB_SEARCH_TYPES",
     "ArgumentReshape",
     "McpServerSpec",
     "McpToolUse",
@@ -116,7 +119,9 @@ class ToolSpec:
     substitute_result: bool = False
     """Fill ``${config:key}`` placeholders in a string result from the config (seed)."""
     strict: bool | None = None
-    """Provider strict mode for exports; ``None`` lets the exporter decide."""
+    """Provider strict mode for exports (OpenAI): ``True`` asks for it, ``False`` never
+    uses it, ``None`` (auto) uses it when the schema can be expressed in it. A schema
+    that cannot be goes out non-strict with a warning (:func:`tooldeck.export_tools`)."""
     result: ResultSpec | None = None
     lenient: bool | None = None
     """Coerce near-miss arguments ("3" -> 3); ``None`` uses the registry setting."""
@@ -142,20 +147,162 @@ class PromptSpec:
     origin: SourceLocation | None = None
 
 
+WEB_SEARCH_TYPES: tuple[str, ...] = (
+    "web_search",
+    "web_search_2025_08_26",
+    "web_search_preview",
+    "web_search_preview_2025_03_11",
+)
+"""The hosted web search tool types OpenAI's Responses API takes (``openai`` 2.x/3.x
+``WebSearchToolParam`` and ``WebSearchPreviewToolParam``); ``default`` is the seed's
+alias for ``web_search_preview``."""
+
+SEARCH_CONTEXT_SIZES: tuple[str, ...] = ("low", "medium", "high")
+"""How much of the context window a hosted web search may fill (the provider's default: medium)."""
+
+
 @dataclass(frozen=True, kw_only=True)
 class WebSearchSpec:
-    """Provider-hosted web search (seed: ``addWebSearch(type, city, country, region)``)."""
+    """Provider-hosted web search (seed: ``addWebSearch(type, city, country, region)``).
+
+    ``city``, ``country``, ``region`` and ``timezone`` become the approximate
+    ``user_location`` the provider biases results with; ``allowed_domains``
+    (the ``filters`` of the ``web_search`` types, which the preview types do
+    not have) limits the search to those domains and their subdomains.
+    Invalid values raise :class:`RegistrationError` with code ``TD118``.
+    """
 
     type: str = "web_search_preview"
-    """Provider tool type; the seed's alias ``default`` means ``web_search_preview``."""
+    """Provider tool type, one of :data:`WEB_SEARCH_TYPES`; the seed's alias ``default``
+    means ``web_search_preview``."""
     city: str | None = None
     country: str | None = None
+    """Two-letter ISO 3166-1 code, e.g. ``CZ``."""
     region: str | None = None
+    timezone: str | None = None
+    """IANA timezone of the user, e.g. ``Europe/Prague``."""
+    search_context_size: str | None = None
+    """``low``, ``medium`` or ``high``; ``None`` leaves it to the provider (medium)."""
+    allowed_domains: tuple[str, ...] | None = None
+    """Only search these domains and their subdomains (``web_search`` types only)."""
+    bundle: str | None = None
     origin: SourceLocation | None = None
 
     def __post_init__(self) -> None:
         if self.type == "default":
             object.__setattr__(self, "type", "web_search_preview")
+        if self.type not in WEB_SEARCH_TYPES:
+            raise RegistrationError(
+                f"web search type {self.type!r} is not one of default, "
+                + ", ".join(WEB_SEARCH_TYPES),
+                tool_name="web_search",
+                param="type",
+                code="TD118",
+            )
+        for key in ("city", "country", "region", "timezone"):
+            value = getattr(self, key)
+            if value is not None and not isinstance(value, str):
+                raise RegistrationError(
+                    f"web search {key} must be a string, not {type(value).__name__}",
+                    tool_name="web_search",
+                    param=key,
+                    code="TD118",
+                )
+        if self.search_context_size is not None and (
+            self.search_context_size not in SEARCH_CONTEXT_SIZES
+        ):
+            raise RegistrationError(
+                f"web search search_context_size {self.search_context_size!r} is not one of "
+                + ", ".join(SEARCH_CONTEXT_SIZES),
+                tool_name="web_search",
+                param="search_context_size",
+                code="TD118",
+            )
+        if self.allowed_domains is not None:
+            self._check_domains()
+
+    def _check_domains(self) -> None:
+        domains = self.allowed_domains
+        if isinstance(domains, str) or not all(
+            isinstance(d, str) and d.strip() for d in domains or ()
+        ):
+            raise RegistrationError(
+                "web search allowed_domains must be a list of domain names",
+                tool_name="web_search",
+                param="filters",
+                code="TD118",
+            )
+        if not domains:
+            raise RegistrationError(
+                "web search allowed_domains is empty; leave it out to search every domain",
+                tool_name="web_search",
+                param="filters",
+                code="TD118",
+            )
+        if self.type.startswith("web_search_preview"):
+            raise RegistrationError(
+                f"web search type {self.type!r} has no domain filters; "
+                "use type web_search to limit the search to allowed_domains",
+                tool_name="web_search",
+                param="filters",
+                code="TD118",
+            )
+        object.__setattr__(self, "allowed_domains", tuple(domains))
+
+    @property
+    def user_location(self) -> dict[str, str]:
+        """The location fields that are set, by name (empty when none is)."""
+        return {
+            key: value
+            for key in ("city", "country", "region", "timezone")
+            if (value := getattr(self, key))
+        }
+
+
+MCP_APPROVAL_FILTER_KEYS = ("tool_names", "read_only")
+"""The keys of OpenAI's per-tool approval filter (``McpRequireApprovalMcpToolApprovalFilter``)."""
+
+
+def _approval(server: str, value: Any) -> str | dict[str, dict[str, Any]]:
+    """``require_approval`` in OpenAI's shape: ``always``, ``never`` or
+    ``{"always": {"tool_names": [...]}, "never": {...}}`` (a bare list of names
+    is short for ``{"tool_names": [...]}``). Raises TD114 for anything else."""
+
+    def wrong(why: str) -> RegistrationError:
+        return RegistrationError(
+            f"MCP server {server!r}: require_approval {why}",
+            tool_name=server,
+            param="require_approval",
+            code="TD114",
+        )
+
+    if isinstance(value, str):
+        if value not in ("always", "never"):
+            raise wrong(f"is {value!r}; use always, never or per-tool lists")
+        return value
+    if not isinstance(value, Mapping) or not value:
+        raise wrong("must be always, never or a mapping {always: [...], never: [...]}")
+    out: dict[str, dict[str, Any]] = {}
+    for key, given in value.items():
+        if key not in ("always", "never"):
+            raise wrong(f"has {key!r}; per-tool rules are always and never")
+        rule = {"tool_names": given} if isinstance(given, list | tuple) else given
+        if not isinstance(rule, Mapping) or not rule or set(rule) - set(MCP_APPROVAL_FILTER_KEYS):
+            raise wrong(
+                f"{key} must be a list of tool names or {{tool_names: [...], read_only: ...}}"
+            )
+        names = rule.get("tool_names", ())
+        if isinstance(names, str) or not all(isinstance(n, str) and n for n in names):
+            raise wrong(f"{key}.tool_names must be a list of tool names")
+        if "read_only" in rule and not isinstance(rule["read_only"], bool):
+            raise wrong(f"{key}.read_only must be true or false")
+        out[key] = {**rule, "tool_names": tuple(names)} if "tool_names" in rule else dict(rule)
+    both = set(out.get("always", {}).get("tool_names", ())) & set(
+        out.get("never", {}).get("tool_names", ())
+    )
+    if both:
+        raise wrong(f"lists {', '.join(sorted(both))} under both always and never")
+    return out
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -193,6 +340,13 @@ class McpServerSpec:
     """False connects on first use (the first listing) instead of at start."""
     side_effects: bool | None = None
     """Whether its tools need approval: ``None`` follows each tool's destructiveHint."""
+    require_approval: str | Mapping[str, Any] | None = None
+    """``via="hosted"``: which of its tools the provider has the user approve before calling:
+    ``"always"``, ``"never"`` or per tool, ``{"always": [...], "never": [...]}`` (lists of
+    tool names, or OpenAI's filters ``{"tool_names": [...], "read_only": bool}``).
+    Normalised to OpenAI's shape; ``None`` sends ``"never"`` (the seed's choice)."""
+    bundle: str | None = None
+    """The manifest bundle that declared it (``None`` for servers declared in code)."""
     origin: SourceLocation | None = None
 
     def __post_init__(self) -> None:
@@ -235,6 +389,20 @@ class McpServerSpec:
                 tool_name=self.name,
                 code="TD114",
             )
+        if self.require_approval is not None:
+            if self.via != "hosted":
+                raise RegistrationError(
+                    f"MCP server {self.name!r}: require_approval applies to via=hosted "
+                    "(the provider asks); approve a via=client server's calls with side_effects",
+                    tool_name=self.name,
+                    param="require_approval",
+                    code="TD114",
+                )
+            object.__setattr__(
+                self, "require_approval", _approval(self.name, self.require_approval)
+            )
+        if self.allowed_tools is not None:
+            object.__setattr__(self, "allowed_tools", tuple(self.allowed_tools))
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -5,17 +5,24 @@ here, from a properties file or as nested mappings in a YAML, JSON or in-code
 configuration::
 
     WebSearchTool.type=default       # enables web search; default -> web_search_preview
-    WebSearchTool.city=Prague        # optional: city, country, region
+    WebSearchTool.city=Prague        # optional: city, country, region, timezone
+    WebSearchTool.search_context_size=high          # optional: low, medium, high
+    WebSearchTool.allowed_domains=docs.python.org,python.org   # type web_search only
     MCP.name=Project MCP             # first server: MCP.*, then MCP_1.*, MCP_2.* ...
     MCP.url=https://example.org/mcp
     MCP.description=...              # optional: description, authorization
     MCP.authorization=Bearer ...
+    MCP.require_approval=always      # optional: always or never (the default)
+    MCP.allowed_tools=search,fetch   # optional: only these of the server's tools
 
 (The comments above are annotations: in a real properties file they would be
-part of the values.) Web search is enabled only when ``WebSearchTool.type``
-is set (:class:`tooldeck._model.WebSearchSpec`). Every top-level group named
-``MCP`` or ``MCP_<n>`` is read, in numeric order (``MCP`` counts as 0, gaps
-do not stop the scan), and registers a hosted
+part of the values.) The seed read ``type``, ``city``, ``country``, ``region``
+and ``name``, ``url``, ``authorization``, ``description``; the other keys
+are tooldeck's, for what the provider's hosted tools take beyond that
+(lists are comma-separated). Web search is enabled only when
+``WebSearchTool.type`` is set (:class:`tooldeck._model.WebSearchSpec`). Every
+top-level group named ``MCP`` or ``MCP_<n>`` is read, in numeric order
+(``MCP`` counts as 0, gaps do not stop the scan), and registers a hosted
 :class:`tooldeck._model.McpServerSpec` only when its ``.name`` is set, like the
 seed. An empty value counts as not set. The groups also stay in
 :attr:`tooldeck._config.Config.data`. Codes emitted here:
@@ -23,12 +30,14 @@ seed. An empty value counts as not set. The groups also stay in
 =====  ===================================================================
 TD234  error: a seed group that is enabled cannot be registered: an ``MCP``
        group with ``.name`` but no ``.url``, a group value that is not a
-       string (YAML reads ``country: NO`` as a boolean), or a combination
-       :class:`tooldeck._model.McpServerSpec` rejects.
+       string (YAML reads ``country: NO`` as a boolean), or a value or
+       combination :class:`tooldeck._model.WebSearchSpec` or
+       :class:`tooldeck._model.McpServerSpec` rejects (a web search type
+       that does not exist, ``require_approval=sometimes``).
 TD235  warning: part of a seed group is ignored: an ``MCP`` group without
        ``.name`` (the seed registers a server only when ``.name`` is set),
-       ``WebSearchTool`` keys without ``.type``, or a key the seed does not
-       read (a typo such as ``MCP.autorization``).
+       ``WebSearchTool`` keys without ``.type``, or a key that is not read
+       (a typo such as ``MCP.autorization``).
 =====  ===================================================================
 """
 
@@ -47,8 +56,16 @@ __all__ = ["Locate", "extract_seed", "has_seed_groups"]
 
 _MCP_GROUP = re.compile(r"MCP(?:_(\d+))?")
 _WEB_SEARCH = "WebSearchTool"
-_WEB_SEARCH_KEYS = ("type", "city", "country", "region")
-_MCP_KEYS = ("name", "url", "authorization", "description")
+_WEB_SEARCH_KEYS = (
+    "type",
+    "city",
+    "country",
+    "region",
+    "timezone",
+    "search_context_size",
+    "allowed_domains",
+)
+_MCP_KEYS = ("name", "url", "authorization", "description", "require_approval", "allowed_tools")
 
 Locate = Callable[[tuple[str, ...]], "tuple[int, int] | None"]
 """Key path (``("MCP_1", "url")``) -> 1-based (line, column) in the file, where known."""
@@ -84,7 +101,7 @@ class _Group:
             if key not in known:
                 self.report(
                     "TD235",
-                    f"{name}.{key} is ignored: the seed reads only "
+                    f"{name}.{key} is ignored: the keys read are "
                     + ", ".join(f"{name}.{k}" for k in known),
                     Severity.WARNING,
                     str(key),
@@ -108,6 +125,13 @@ class _Group:
             return None
         text = str(value)
         return text or None
+
+    def read_list(self, key: str) -> tuple[str, ...] | None:
+        """A comma-separated value as its non-empty items; ``None`` if absent or invalid."""
+        text = self.read(key)
+        if text is None:
+            return None
+        return tuple(item.strip() for item in text.split(",") if item.strip())
 
     def location(self, key: str | None = None) -> SourceLocation | None:
         if self.file is None:
@@ -140,15 +164,17 @@ def extract_seed(
             _WEB_SEARCH, web, _WEB_SEARCH_KEYS, locate=locate, file=file, diagnostics=diagnostics
         )
         type_ = group.read("type")
-        city, country, region = group.read("city"), group.read("country"), group.read("region")
+        fields = {key: group.read(key) for key in _WEB_SEARCH_KEYS[1:-1]}
+        domains = group.read_list("allowed_domains")
         if type_ is not None:
-            web_search = WebSearchSpec(
-                type=type_,
-                city=city,
-                country=country,
-                region=region,
-                origin=group.location("type"),
-            )
+            try:
+                web_search = WebSearchSpec(
+                    type=type_, allowed_domains=domains, origin=group.location("type"), **fields
+                )
+            except RegistrationError as exc:
+                key = exc.param if exc.param in web else "type"
+                key = "allowed_domains" if exc.param == "filters" else key
+                group.report("TD234", f"{_WEB_SEARCH}.{key}: {exc.message}", Severity.ERROR, key)
         elif "type" not in group.invalid:
             group.report(
                 "TD235",
@@ -167,6 +193,7 @@ def extract_seed(
         group = _Group(name, values, _MCP_KEYS, locate=locate, file=file, diagnostics=diagnostics)
         server_name, url = group.read("name"), group.read("url")
         authorization, description = group.read("authorization"), group.read("description")
+        approval, allowed = group.read("require_approval"), group.read_list("allowed_tools")
         if server_name is None:
             if "name" not in group.invalid:
                 group.report(
@@ -194,9 +221,12 @@ def extract_seed(
                     authorization=authorization,
                     description=description,
                     via="hosted",
+                    require_approval=approval,
+                    allowed_tools=allowed,
                     origin=group.location("name"),
                 )
             )
         except RegistrationError as exc:
-            group.report("TD234", f"{name}: {exc.message}", Severity.ERROR, "name")
+            key = exc.param if exc.param in values else "name"
+            group.report("TD234", f"{name}: {exc.message}", Severity.ERROR, key)
     return web_search, tuple(servers), diagnostics

@@ -11,7 +11,7 @@ spec-level method, where the duplicate policy and notifications live.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal, overload
 
 from tooldeck._errors import RegistrationError
@@ -192,13 +192,30 @@ class RegistrationShortcuts:
         country: str | None = None,
         region: str | None = None,
         *,
+        timezone: str | None = None,
+        search_context_size: str | None = None,
+        allowed_domains: Sequence[str] | None = None,
         on_duplicate: DuplicatePolicy | None = None,
     ) -> WebSearchSpec:
         """Enable provider-hosted web search (``default`` -> ``web_search_preview``).
 
-        A registry has one web search: a second one follows ``on_duplicate``.
+        ``city``, ``country``, ``region`` and ``timezone`` are the user's
+        approximate location; ``search_context_size`` is ``low``, ``medium`` or
+        ``high``; ``allowed_domains`` limits a ``web_search`` type to those
+        domains. A registry has one web search: a second one follows ``on_duplicate``.
         """
-        spec = WebSearchSpec(type=type, city=city, country=country, region=region)
+        domains: Any = allowed_domains  # a lone string stays one, for TD118 to say why
+        if domains is not None and not isinstance(domains, str):
+            domains = tuple(domains)
+        spec = WebSearchSpec(
+            type=type,
+            city=city,
+            country=country,
+            region=region,
+            timezone=timezone,
+            search_context_size=search_context_size,
+            allowed_domains=domains,
+        )
         return self.add_web_search_spec(spec, on_duplicate=on_duplicate)
 
     def add_mcp_server(

@@ -184,9 +184,9 @@ class _Definition:
     def _options(self, function: Mapping[str, Any]) -> dict[str, Any]:
         options: dict[str, Any] = {}
         strict = function.get("strict")
-        if strict is True:
-            options["strict"] = True
-        elif strict not in (None, False):
+        if strict is True or strict is False:  # an explicit false stays off (unset is auto)
+            options["strict"] = strict
+        elif strict is not None:
             self.report("TD506", "strict must be true or false; not carried over", Severity.WARNING)
         hints = function.get("annotations")
         if isinstance(hints, dict):

@@ -111,6 +111,11 @@ def _listing(
             "city": search.city,
             "country": search.country,
             "region": search.region,
+            "timezone": search.timezone,
+            "search_context_size": search.search_context_size,
+            "allowed_domains": None
+            if search.allowed_domains is None
+            else list(search.allowed_domains),
         },
     }
     listing["inactive_bundles"] = [

@@ -66,6 +66,7 @@ _PARAM_FIELDS = (
     "format",
     "inject",
 )
+_LOCATION_KEYS = ("city", "country", "region", "timezone")
 _ERROR_FIELD = {"TD101": "type", "TD106": "default", "TD108": "default", "TD107": "pattern"}
 
 
@@ -118,14 +119,7 @@ def build_bundle(
     for index, entry in enumerate(data.get("mcp_servers", [])):
         builder.server(entry, ("mcp_servers", index))
     if "web_search" in data:
-        search = data["web_search"]
-        bundle.web_search = WebSearchSpec(
-            type=search.get("type", "default"),
-            city=search.get("city"),
-            country=search.get("country"),
-            region=search.get("region"),
-            origin=doc.locate(("web_search",)),
-        )
+        builder.web_search(data["web_search"])
     return bundle
 
 
@@ -320,6 +314,8 @@ class _Builder:
             options["result"] = ResultSpec(**options["result"])
         if "tags" in options:
             options["tags"] = tuple(options["tags"])
+        if options.get("strict") == "auto":
+            options["strict"] = None
         return options
 
     def prompt(self, entry: Mapping[str, Any], path: Path_) -> None:
@@ -385,12 +381,42 @@ class _Builder:
             for key in ("allowed_tools", "denied_tools"):
                 if key in options:
                     options[key] = tuple(options[key])
-            spec = McpServerSpec(origin=self.locate(path), **options)
+            spec = McpServerSpec(origin=self.locate(path), bundle=self.bundle.name, **options)
         except RegistrationError as exc:
-            self.report(path, exc.code, exc.message, tool=entry.get("name"))
+            where = path if exc.param is None or exc.param not in entry else (*path, exc.param)
+            self.report(where, exc.code, exc.message, tool=entry.get("name"))
             return
         self.bundle.servers.append(spec)
         self.bundle.server_paths[spec.name] = path
+
+    def web_search(self, entry: Mapping[str, Any]) -> None:
+        """``web_search:`` -> the bundle's WebSearchSpec; a bad combination is TD118 at its key."""
+        path: Path_ = ("web_search",)
+        flat = {k: entry[k] for k in _LOCATION_KEYS if k in entry}
+        location = entry.get("user_location")
+        if location is not None and flat:
+            self.report(
+                (*path, "user_location"),
+                "TD118",
+                "give the location either as user_location or as "
+                f"{', '.join(flat)} directly under web_search, not both",
+            )
+            return
+        filters = entry.get("filters") or {}
+        try:
+            self.bundle.web_search = WebSearchSpec(
+                type=entry.get("type", "default"),
+                search_context_size=entry.get("search_context_size"),
+                allowed_domains=(
+                    tuple(filters["allowed_domains"]) if "allowed_domains" in filters else None
+                ),
+                bundle=self.bundle.name,
+                origin=self.locate(path),
+                **(location if location is not None else flat),
+            )
+        except RegistrationError as exc:
+            key = exc.param if exc.param is not None and exc.param in entry else "user_location"
+            self.report((*path, key) if key in entry else path, exc.code, exc.message)
 
 
 def _find_nested(entries: Any, name: str) -> tuple[str | int, ...] | None:

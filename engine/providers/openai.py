@@ -8,7 +8,11 @@ tooldeck.providers`` stays light):
   "function": {...}}``; ``strict`` only when on);
 * ``openai-responses``: ``FunctionToolParam`` (flat, ``strict`` always
   present), plus the hosted ``WebSearchPreviewToolParam``/``WebSearchToolParam``
-  and ``Mcp`` entries (:func:`hosted_tools`).
+  and ``Mcp`` entries (:func:`hosted_entries`, :func:`hosted_tools`).
+
+Whether a tool goes out strict is decided by :func:`tooldeck.export_tools`
+(``auto``: when :func:`strict_schema` can convert its schema); the functions
+here only spell the choice.
 
 :func:`strict_schema` rewrites a schema for strict mode (structured outputs).
 The exporter part is self-contained: later code that talks to the API can
@@ -18,7 +22,7 @@ live in this module without the exporters depending on it.
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from tooldeck._errors import ExportError
@@ -28,7 +32,15 @@ from tooldeck.providers._schema import converting, merge_all_of, resolve, types_
 if TYPE_CHECKING:
     from tooldeck._registry import ToolRegistry
 
-__all__ = ["chat_tool", "hosted_tools", "responses_tool", "strict_schema"]
+__all__ = [
+    "chat_tool",
+    "hosted_entries",
+    "hosted_mcp_tool",
+    "hosted_tools",
+    "responses_tool",
+    "strict_schema",
+    "web_search_tool",
+]
 
 
 # ----------------------------------------------------------------- definitions
@@ -64,33 +76,47 @@ def hosted_tools(registry: ToolRegistry) -> list[dict[str, Any]]:
     ``via="client"`` servers are never here: their tools are registered as
     ordinary tools once tooldeck connects to them.
     """
+    return hosted_entries(registry.web_search(), registry.mcp_servers())
+
+
+def hosted_entries(
+    web_search: WebSearchSpec | None, servers: Iterable[McpServerSpec]
+) -> list[dict[str, Any]]:
+    """:func:`hosted_tools` for the given entries (a selection); ``via="client"`` is skipped."""
     out: list[dict[str, Any]] = []
-    search = registry.web_search()
-    if search is not None:
-        out.append(_web_search(search))
-    out.extend(_hosted_mcp(s) for s in registry.mcp_servers() if s.via == "hosted")
+    if web_search is not None:
+        out.append(web_search_tool(web_search))
+    out.extend(hosted_mcp_tool(s) for s in servers if s.via == "hosted")
     return out
 
 
-def _web_search(spec: WebSearchSpec) -> dict[str, Any]:
-    """OpenAI Responses ``web_search_preview`` / ``web_search`` hosted tool."""
+def web_search_tool(spec: WebSearchSpec) -> dict[str, Any]:
+    """OpenAI Responses ``WebSearchToolParam`` / ``WebSearchPreviewToolParam``.
+
+    Only what is set goes out (the provider's defaults stay its own):
+    ``search_context_size``, ``filters.allowed_domains`` (the ``web_search``
+    types) and ``user_location`` (``type: approximate`` with city, country,
+    region and timezone).
+    """
     tool: dict[str, Any] = {"type": spec.type}
-    location = {
-        key: value
-        for key, value in (("city", spec.city), ("country", spec.country), ("region", spec.region))
-        if value
-    }
+    if spec.search_context_size is not None:
+        tool["search_context_size"] = spec.search_context_size
+    if spec.allowed_domains is not None:
+        tool["filters"] = {"allowed_domains": list(spec.allowed_domains)}
+    location = spec.user_location
     if location:
         tool["user_location"] = {"type": "approximate", **location}
     return tool
 
 
-def _hosted_mcp(spec: McpServerSpec) -> dict[str, Any]:
+def hosted_mcp_tool(spec: McpServerSpec) -> dict[str, Any]:
     """OpenAI Responses ``mcp`` hosted tool (``openai.types.responses.tool_param.Mcp``).
 
     ``authorization`` there is an OAuth access token, so a seed-style
     ``"Bearer <token>"`` sends just the token; any other scheme (``Basic ...``)
-    goes out as an ``Authorization`` header instead.
+    goes out as an ``Authorization`` header instead. ``allowed_tools`` and
+    ``require_approval`` come from the declaration; without one,
+    ``require_approval`` is ``"never"``, as the seed sent it.
     """
     tool: dict[str, Any] = {"type": "mcp", "server_label": spec.name, "server_url": spec.url}
     if spec.description:
@@ -109,7 +135,14 @@ def _hosted_mcp(spec: McpServerSpec) -> dict[str, Any]:
         tool["headers"] = headers
     if spec.allowed_tools is not None:
         tool["allowed_tools"] = list(spec.allowed_tools)
-    tool["require_approval"] = "never"
+    approval = spec.require_approval
+    if approval is None or isinstance(approval, str):
+        tool["require_approval"] = approval or "never"
+    else:
+        tool["require_approval"] = {
+            key: {k: list(v) if k == "tool_names" else v for k, v in rule.items()}
+            for key, rule in approval.items()
+        }
     return tool
 
 
@@ -165,9 +198,13 @@ def strict_schema(schema: Mapping[str, Any]) -> dict[str, Any]:
 
     Raises :class:`~tooldeck.ExportError` (a ``ValueError``, naming the place)
     for what strict mode cannot express without changing the meaning: a part
-    with no type, a free-form object (no ``properties``, or
+    with no type (also one with only ``properties``: without a type it accepts
+    any value), a free-form object (no ``properties``, or
     ``additionalProperties`` other than false), an array without ``items``, a
     several-schema ``allOf``, a non-object root; and for a malformed schema.
+    Whatever it returns accepts every value ``schema`` accepts, once the
+    optional properties a value leaves out are sent as ``null`` (a property
+    test checks this); it may accept more (dropped keywords).
 
     Note: the model then sends ``null`` for a parameter it would have left
     out; the caller should treat such ``null`` values as absent.
@@ -206,10 +243,11 @@ def _strict(
             out[key] = node[key]
     if "format" in out and out["format"] not in _STRICT_FORMATS:
         del out["format"]
-    if "properties" in out and not any(key in out for key in _TYPED):
-        out = {"type": "object", **out}
     if not any(key in out for key in _TYPED):
-        raise ExportError(f"{where}: strict mode needs a type here")
+        # Without a type a part accepts every value (``properties`` only constrains objects);
+        # strict mode cannot say "anything", and guessing "object" would refuse the rest.
+        hint = " (add type: object)" if "properties" in out else ""
+        raise ExportError(f"{where}: strict mode needs a type here{hint}")
     types = types_of(out)
     if "object" in types:
         properties = out.get("properties")

@@ -319,6 +319,8 @@ def test_the_readme_example_through_the_wired_cli(tmp_path, run_line):
         "myapp.tools",
         "--provider",
         "openai-chat",
+        "--strict",
+        "false",  # strict mode (auto by default) would make the optional unit nullable
         cwd=tmp_path,
     )
     original = _json.loads(definitions)[0]["function"]["parameters"]

@@ -572,16 +572,25 @@ def test_redact_diagnostic_keeps_clean_ones_identical() -> None:
     assert (redacted.message, redacted.tool_name) == ("x ***", "***")
 
 
-def test_export_errors_are_redacted(secret: str) -> None:
-    """A schema that cannot be exported is a ValueError quoting it: redacted like the output."""
+def test_export_errors_and_warnings_are_redacted(secret: str) -> None:
+    """A schema that cannot be exported is a ValueError quoting it, one that cannot be strict
+    a warning quoting it: both redacted like the output."""
     registry = ToolRegistry()
     registry.secrets.add(secret)
     schema = {"type": "object", "properties": {"x": {"$ref": f"urn:{secret}"}}}
     registry.add_external_tool("ext", "An external tool.", schema, lambda arguments: "")
     with pytest.raises(ValueError, match="only local") as raised:
-        export_tools(registry, "openai-chat", strict=True, redact=registry.secrets.redact)
+        export_tools(registry, "gemini", redact=registry.secrets.redact)
     assert "***" in str(raised.value)
     assert_hidden(secret, str(raised.value))
+    warnings: list = []
+    export_tools(
+        registry, "openai-chat", strict=True, redact=registry.secrets.redact, warnings=warnings
+    )
+    (warning,) = warnings
+    assert "only local" in warning.message
+    assert "***" in str(warning)
+    assert_hidden(secret, str(warning))
 
 
 # ------------------------------------------------- spans, prompts, raised errors

@@ -9,7 +9,7 @@ import pytest
 import yaml
 
 from tooldeck import ParamDescriptor, PromptSpec, ToolSpec, load_manifests
-from tooldeck._model import ArgumentReshape
+from tooldeck._model import ArgumentReshape, McpServerSpec, WebSearchSpec
 from tooldeck.manifest._lint import LintSettings, lint
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -47,3 +47,16 @@ def test_every_declaration_field_is_reachable_from_yaml():
     assert set(defs["ArgReshape"]["properties"]) == _fields(ArgumentReshape)
     prompt_keys = set(defs["Prompt"]["properties"])
     assert _fields(PromptSpec) - {"bundle", "origin"} == prompt_keys
+
+
+def test_every_hosted_declaration_field_is_reachable_from_yaml():
+    defs = SCHEMA["$defs"]
+    internal = {"bundle", "origin"}  # set by the loader
+    web = set(defs["WebSearch"]["properties"])
+    assert _fields(WebSearchSpec) - internal - {"allowed_domains"} <= web
+    assert "allowed_domains" in defs["WebSearch"]["properties"]["filters"]["properties"]
+    assert set(defs["WebSearch"]["properties"]["user_location"]["properties"]) <= _fields(
+        WebSearchSpec
+    )
+    server = set(defs["McpServer"]["properties"])
+    assert _fields(McpServerSpec) - internal == server - {"args"}  # args joins command

@@ -164,6 +164,8 @@ def test_every_shape_in_the_wild_gives_the_same_tool(text: str) -> None:
 def test_strict_and_mcp_annotations_become_tool_options() -> None:
     chat = import_openai(json.dumps([CHAT])).tools[0]
     assert chat.options == {"strict": True}
+    responses = import_openai(json.dumps([RESPONSES])).tools[0]
+    assert responses.options == {"strict": False}  # explicit: unset would mean auto
     mcp = {**MCP, "annotations": {"destructiveHint": True, "idempotentHint": True, "title": "W"}}
     result = import_openai(json.dumps([mcp]))
     assert result.tools[0].options == {"side_effects": True, "idempotent": True}

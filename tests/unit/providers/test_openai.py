@@ -4,14 +4,20 @@ checked against the installed openai types."""
 import json
 
 import pytest
-from openai.types.chat import ChatCompletionFunctionToolParam
-from openai.types.responses import FunctionToolParam, WebSearchPreviewToolParam
+from openai.types.chat import ChatCompletionFunctionToolParam, ChatCompletionToolParam
+from openai.types.responses import (
+    FunctionToolParam,
+    ToolParam,
+    WebSearchPreviewToolParam,
+    WebSearchToolParam,
+)
 from openai.types.responses.tool_param import Mcp
 from pydantic import TypeAdapter
 
 from tests.unit.providers.sample import SAFE_READ, ping, search, walk
-from tooldeck import ToolDeckError, ToolRegistry
-from tooldeck.providers import ExportError, export_tools, strict_schema
+from tooldeck import RegistrationError, ToolDeckError, ToolRegistry
+from tooldeck._model import WEB_SEARCH_TYPES
+from tooldeck.providers import ExportError, ExportWarning, export_tools, strict_schema
 
 
 def conforms(typed_dict, value):
@@ -21,7 +27,7 @@ def conforms(typed_dict, value):
 
 # -------------------------------------------------------------- openai-chat
 def test_openai_chat_shape(registry):
-    tools = export_tools(registry, "openai-chat")
+    tools = export_tools(registry, "openai-chat", strict=False, include_hosted=False)
     assert len(tools) == len(registry.tools())  # no hosted entries in Chat Completions
     assert tools[0] == {
         "type": "function",
@@ -66,7 +72,7 @@ def test_openai_chat_strict(registry):
 
 # --------------------------------------------------------- openai-responses
 def test_openai_responses_function_shape(registry):
-    tools = export_tools(registry, "openai-responses")
+    tools = export_tools(registry, "openai-responses", strict=False)
     assert tools[3] == {
         "type": "function",
         "name": SAFE_READ,
@@ -145,7 +151,146 @@ def test_hosted_entry_variants():
     bare.add_web_search()
     assert export_tools(bare, "openai-responses") == [{"type": "web_search_preview"}]
     for provider in ("openai-chat", "anthropic", "gemini", "mcp"):
-        assert export_tools(registry, provider) == []
+        warnings: list = []
+        assert export_tools(registry, provider, warnings=warnings) == []
+        assert [(w.kind, w.name) for w in warnings] == [
+            ("left_out", "web_search"),
+            ("left_out", "basic"),
+            ("left_out", "token"),
+        ]
+        assert warnings[0].message.startswith("hosted web search (web_search) left out: ")
+        assert warnings[1].message.startswith("hosted MCP server 'basic' left out: ")
+        quiet: list = []
+        assert export_tools(registry, provider, include_hosted=False, warnings=quiet) == []
+        assert quiet == []  # left out on purpose: nothing to warn about
+
+
+def test_web_search_every_field_in_the_sdk_shape():
+    registry = ToolRegistry()
+    registry.add_web_search(
+        "web_search",
+        city="Prague",
+        country="CZ",
+        region="Prague",
+        timezone="Europe/Prague",
+        search_context_size="high",
+        allowed_domains=["docs.python.org", "peps.python.org"],
+    )
+    (web,) = export_tools(registry, "openai-responses")
+    assert web == {
+        "type": "web_search",
+        "search_context_size": "high",
+        "filters": {"allowed_domains": ["docs.python.org", "peps.python.org"]},
+        "user_location": {
+            "type": "approximate",
+            "city": "Prague",
+            "country": "CZ",
+            "region": "Prague",
+            "timezone": "Europe/Prague",
+        },
+    }
+    conforms(WebSearchToolParam, web)
+    conforms(ToolParam, web)
+
+
+@pytest.mark.parametrize("kind", WEB_SEARCH_TYPES)
+def test_every_web_search_type_conforms(kind):
+    registry = ToolRegistry()
+    preview = kind.startswith("web_search_preview")
+    registry.add_web_search(
+        kind,
+        timezone="Europe/Prague",
+        search_context_size="low",
+        allowed_domains=None if preview else ["example.org"],
+    )
+    (web,) = export_tools(registry, "openai-responses")
+    assert web["type"] == kind
+    conforms(WebSearchPreviewToolParam if preview else WebSearchToolParam, web)
+    conforms(ToolParam, web)
+
+
+def test_web_search_refuses_what_the_provider_would():
+    registry = ToolRegistry()
+    for kwargs, message in (
+        ({"type": "web_search_2025"}, "is not one of default, web_search"),
+        ({"search_context_size": "huge"}, "'huge' is not one of low, medium, high"),
+        ({"allowed_domains": ["a.org"]}, "'web_search_preview' has no domain filters"),
+        ({"type": "web_search", "allowed_domains": []}, "allowed_domains is empty"),
+        ({"type": "web_search", "allowed_domains": "a.org"}, "must be a list of domain names"),
+    ):
+        with pytest.raises(RegistrationError, match=message) as info:
+            registry.add_web_search(**kwargs)
+        assert info.value.code == "TD118"
+    assert registry.web_search() is None
+
+
+@pytest.mark.parametrize(
+    ("declared", "sent"),
+    [
+        (None, "never"),
+        ("always", "always"),
+        ("never", "never"),
+        (
+            {"always": ["create_issue"], "never": ["search_issues", "get_issue"]},
+            {
+                "always": {"tool_names": ["create_issue"]},
+                "never": {"tool_names": ["search_issues", "get_issue"]},
+            },
+        ),
+        (
+            {"never": {"read_only": True}, "always": {"tool_names": ["delete"]}},
+            {"never": {"read_only": True}, "always": {"tool_names": ["delete"]}},
+        ),
+    ],
+)
+def test_hosted_mcp_require_approval_from_the_declaration(declared, sent):
+    registry = ToolRegistry()
+    registry.add_mcp_server(
+        "github",
+        "https://example.org/mcp",
+        allowed_tools=["search_issues", "create_issue"],
+        require_approval=declared,
+    )
+    (entry,) = export_tools(registry, "openai-responses")
+    assert entry["require_approval"] == sent
+    assert entry["allowed_tools"] == ["search_issues", "create_issue"]
+    conforms(Mcp, entry)
+    conforms(ToolParam, entry)
+
+
+@pytest.mark.parametrize(
+    ("declared", "message"),
+    [
+        ("sometimes", "require_approval is 'sometimes'"),
+        ({}, "must be always, never or a mapping"),
+        ({"maybe": ["a"]}, "has 'maybe'"),
+        ({"always": "a"}, "always must be a list of tool names"),
+        ({"always": {"names": ["a"]}}, "always must be a list of tool names or"),
+        ({"always": {"read_only": "yes"}}, "always.read_only must be true or false"),
+        ({"always": ["a", "b"], "never": ["b"]}, "lists b under both always and never"),
+    ],
+)
+def test_hosted_mcp_require_approval_refused(declared, message):
+    with pytest.raises(RegistrationError, match=message) as info:
+        ToolRegistry().add_mcp_server("gh", "https://example.org/mcp", require_approval=declared)
+    assert (info.value.code, info.value.param) == ("TD114", "require_approval")
+
+
+def test_require_approval_is_for_hosted_servers_only():
+    with pytest.raises(RegistrationError, match="applies to via=hosted") as info:
+        ToolRegistry().add_mcp_server("t", command=("mcp-server-time",), require_approval="always")
+    assert info.value.code == "TD114"
+
+
+def test_every_responses_export_is_a_tool_param(registry):
+    registry.add_mcp_server(
+        "gated", "https://example.org/g", require_approval={"never": {"read_only": True}}
+    )
+    for strict in (None, True, False):
+        for definition in export_tools(registry, "openai-responses", strict=strict):
+            conforms(ToolParam, definition)
+        for definition in export_tools(registry, "openai-chat", strict=strict, warnings=[]):
+            conforms(ChatCompletionToolParam, definition)
 
 
 # ------------------------------------------------------------------- strict
@@ -256,6 +401,10 @@ def test_strict_schema_root_and_untyped_objects():
     with pytest.raises(ValueError, match="object schema at the root"):
         strict_schema({"type": "string"})
     nested = {"properties": {"a": {"type": "string"}}}
+    # untyped, it accepts any value (properties only constrain objects): not "an object"
+    with pytest.raises(ExportError, match=r"#/properties/n: .*needs a type here \(add type"):
+        strict_schema({"type": "object", "properties": {"n": nested}, "required": ["n"]})
+    nested["type"] = "object"
     schema = strict_schema({"type": "object", "properties": {"n": nested}, "required": ["n"]})
     assert schema["properties"]["n"] == {
         "type": "object",
@@ -303,26 +452,77 @@ def test_strict_resolution_order():
     def flags(**kwargs):
         return [t["strict"] for t in export_tools(registry, "openai-responses", **kwargs)]
 
-    assert flags() == [True, False, False]
+    assert flags() == [True, False, True]  # unset is auto: strict, as the schema allows it
     assert flags(strict=True) == [True, True, True]
     assert flags(strict=False) == [False, False, False]
     chat = export_tools(registry, "openai-chat")
-    assert [("strict" in t["function"]) for t in chat] == [True, False, False]
+    assert [("strict" in t["function"]) for t in chat] == [True, False, True]
     strict_params = chat[0]["function"]["parameters"]
     assert strict_params["required"] == ["query", "limit"]
     assert chat[1]["function"]["parameters"]["required"] == ["query"]
 
 
-def test_strict_failure_names_the_tool():
+FREE_FORM = {"type": "object", "properties": {"m": {"type": "object"}}}
+
+
+def test_strict_failure_sends_that_tool_non_strict_with_a_warning():
+    registry = ToolRegistry()
+    registry.add_tool("good", "G.", search)
+    registry.add_external_tool("free", "Free-form.", FREE_FORM, ping)
+    registry.add_tool("never", "N.", search, strict=False)
+    for strict, how in ((True, "strict mode was asked for"), (None, "strict: auto")):
+        warnings: list = []
+        good, free, never = export_tools(
+            registry, "openai-responses", strict=strict, warnings=warnings
+        )
+        assert (good["strict"], free["strict"]) == (True, False)
+        assert never["strict"] is (strict is True)
+        assert free["parameters"] == {"type": "object", **FREE_FORM}  # as the registry holds it
+        (warning,) = warnings
+        assert warning == ExportWarning(
+            "not_strict",
+            "openai-responses",
+            "free",
+            f"tool 'free' (openai-responses) goes out non-strict ({how}): "
+            "#/properties/m: a free-form object cannot be strict; declare its properties",
+        )
+        assert str(warning) == warning.message
+        for tool in (good, free, never):
+            conforms(FunctionToolParam, tool)
+    warnings = []
+    chat = export_tools(registry, "openai-chat", strict=False, warnings=warnings)
+    assert warnings == []  # nothing asked, nothing refused
+    assert all("strict" not in t["function"] for t in chat)
+
+
+def test_strict_per_tool_true_that_cannot_be_warns_too():
+    registry = ToolRegistry()
+    registry.add_external_tool("free", "Free-form.", FREE_FORM, ping, strict=True)
+    warnings: list = []
+    (tool,) = export_tools(registry, "openai-chat", warnings=warnings)
+    assert "strict" not in tool["function"]
+    assert "strict mode was asked for" in warnings[0].message
+
+
+def test_warnings_without_a_list_go_to_the_log(caplog):
+    registry = ToolRegistry()
+    registry.add_external_tool("free", "Free-form.", FREE_FORM, ping)
+    with caplog.at_level("WARNING", logger="tooldeck.providers"):
+        export_tools(registry, "openai-responses")
+    assert [r.getMessage() for r in caplog.records if r.name == "tooldeck.providers"] == [
+        "tool 'free' (openai-responses) goes out non-strict (strict: auto): "
+        "#/properties/m: a free-form object cannot be strict; declare its properties"
+    ]
+
+
+def test_a_schema_no_export_can_spell_still_fails_naming_the_tool():
     registry = ToolRegistry()
     registry.add_external_tool(
-        "free", "Free-form.", {"type": "object", "properties": {"m": {"type": "object"}}}, ping
+        "multi", "M.", {"type": "object", "properties": {"a": {"allOf": [{}, {}]}}}, ping
     )
-    assert export_tools(registry, "openai-chat")  # fine when not strict
-    with pytest.raises(ValueError, match=r"tool 'free'.*free-form object"):
-        export_tools(registry, "openai-chat", strict=True)
-    with pytest.raises(ExportError, match=r"tool 'free' \(openai-responses\)") as info:
-        export_tools(registry, "openai-responses", strict=True)
+    assert export_tools(registry, "openai-chat", warnings=[])  # strict falls back
+    with pytest.raises(ExportError, match=r"tool 'multi' \(gemini\)") as info:
+        export_tools(registry, "gemini")
     assert isinstance(info.value, ToolDeckError)
-    assert (info.value.provider, info.value.tool_name) == ("openai-responses", "free")
+    assert (info.value.provider, info.value.tool_name) == ("gemini", "multi")
     assert info.value.__cause__ is None  # the message says it all; nothing else to leak
