@@ -36,10 +36,12 @@ class TerminalApprover:
 
     ``redact`` is set once the registry exists, so the arguments shown never
     include a secret from the environment (a default filled from ``${env:...}``).
+    ``command`` is the one the denial's hint names (``tooldeck chat`` reuses this).
     """
 
-    def __init__(self) -> None:
+    def __init__(self, command: str = "call") -> None:
         self.redact: Callable[[str], str] = str
+        self.command = command
 
     def __call__(self, request: ApprovalRequest) -> Decision:
         import json
@@ -47,7 +49,9 @@ class TerminalApprover:
         from tooldeck._policies import Decision
 
         if not sys.stdin.isatty():
-            return Decision.deny("approval is required; run `tooldeck call` with --yes to approve")
+            return Decision.deny(
+                f"approval is required; run `tooldeck {self.command}` with --yes to approve"
+            )
         effect = request.tool.effect or "it changes something outside tooldeck"
         arguments = json.dumps(dict(request.arguments), ensure_ascii=False, default=str)
         sys.stderr.write(

@@ -33,6 +33,7 @@ COMMAND_HELP: dict[str, str] = {
     "lint": "check manifests; exit 1 on errors",
     "list": "list tools, prompts and servers",
     "call": "call one tool and print its result",
+    "chat": "talk to an OpenAI-compatible model that calls the tools",
     "export": "print provider tool definitions",
     "dev": "watch manifests and print each change",
     "schema": "print the manifest meta-schema (JSON Schema 2020-12)",

@@ -308,3 +308,13 @@ def _nullable(schema: dict[str, Any]) -> dict[str, Any]:
     if "enum" in schema and None not in schema["enum"]:
         schema["enum"] = [*schema["enum"], None]
     return schema
+
+
+# ------------------------------------------------------------------ the model loop
+# run/arun (tooldeck.providers._loop_run) import the exporters: loaded on first use.
+from tooldeck._lazy import lazy_getattr as _lazy_getattr  # noqa: E402
+
+_LOOP = {"LoopCall": "_loop", "LoopResult": "_loop", "MaxTurnsExceeded": "_loop", "Usage": "_loop"}
+_LOOP |= {"arun": "_loop_run", "run": "_loop_run"}
+__all__ += list(_LOOP)
+__getattr__ = _lazy_getattr(__name__, {k: f"tooldeck.providers.{m}" for k, m in _LOOP.items()})

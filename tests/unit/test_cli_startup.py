@@ -26,6 +26,7 @@ COMMAND_LINES = [
     ["lint", "a.yaml", "b", "--format", "json", "--strict", "-m", "x", "--allow-handlers", "p"],
     ["list", "--json", "--config", "c.yaml", "--project-dir", "/tmp"],
     ["call", "read_file", "--args", '{"path": "x"}', "--yes"],
+    ["chat", "--model", "m", "--api", "chat", "--tool", "t", "--max-turns", "3", "hi"],
     ["export", "--provider", "anthropic", "--strict"],
     ["dev", "--reload-handlers", "-m", "m"],
     ["schema"],

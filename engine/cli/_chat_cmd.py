@@ -1,0 +1,214 @@
+"""``tooldeck chat``: talk to an OpenAI-compatible model that calls the manifests' tools.
+
+For trying manifests against a real endpoint: the ``openai`` client reads
+``OPENAI_BASE_URL`` and ``OPENAI_API_KEY``, so vLLM, Ollama or LM Studio work
+as well as OpenAI (without a key but with a base URL, a placeholder key is
+sent: local servers take any). With a question it answers that one; without,
+it reads one question per line from standard input until end of file, and
+the conversation goes on from one question to the next.
+
+Standard output carries only the answers, so they can be piped; each tool
+call and its result go to standard error as they come back (``-> name
+{arguments}``, then ``<- result``), with warnings and errors. Side effects
+are approved at the terminal, or with ``--yes``; without a terminal they are
+denied and the model is told so.
+
+Exit code: 0 when every question got an answer, 1 when a request failed, a
+conversation ran out of turns or a manifest had errors, 2 for usage errors.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from tooldeck.cli._common import (
+    EXIT_OK,
+    EXIT_PROBLEM,
+    UsageError,
+    add_common,
+    load,
+    report_errors,
+)
+
+TYPE_CHECKING = False  # `typing` costs ~3 ms to import; mypy treats this name as True
+if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Callable, Iterator
+    from typing import Any
+
+    from tooldeck._registry import ToolRegistry
+    from tooldeck.providers import ExportWarning
+    from tooldeck.providers._loop import LoopCall
+
+
+__all__ = ["add_arguments", "run"]
+
+SHOWN_CHARS = 2000
+"""A tool result longer than this is cut on standard error (the model gets all of it)."""
+
+
+def add_arguments(chat: argparse.ArgumentParser) -> None:
+    from tooldeck.cli._attached import add_connect_options
+
+    add_common(chat)
+    add_connect_options(chat)
+    chat.add_argument(
+        "question",
+        nargs="?",
+        help="what to ask; without it, one question per line is read from standard input",
+    )
+    chat.add_argument("--model", required=True, help="model name, as the server knows it")
+    chat.add_argument(
+        "--api",
+        choices=("responses", "chat"),
+        default="responses",
+        help="Responses (default) or Chat Completions",
+    )
+    chat.add_argument(
+        "--max-turns",
+        type=int,
+        default=10,
+        metavar="N",
+        help="model requests per question at most (default: 10)",
+    )
+    for flag, dest, what in (
+        ("--bundle", "bundles", "the tools of this bundle"),
+        ("--tag", "tags", "the tools with this tag"),
+        ("--tool", "names", "this tool (or hosted entry: web_search, an MCP server's name)"),
+    ):
+        chat.add_argument(
+            flag,
+            dest=dest,
+            action="append",
+            metavar=flag[2:].upper(),
+            help=f"offer {what}; repeatable, and all selectors add up (default: everything)",
+        )
+    chat.add_argument("--instructions", metavar="TEXT", help="system instructions for the model")
+    chat.add_argument(
+        "--yes",
+        action="store_true",
+        help="approve tools with side effects without asking (non-interactive use)",
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    from tooldeck.cli._attached import with_attached
+    from tooldeck.cli._call_cmd import TerminalApprover
+
+    if args.max_turns < 1:
+        raise UsageError("--max-turns must be at least 1")
+    terminal = TerminalApprover("chat")
+    loaded = load(args, approve=(lambda _: True) if args.yes else terminal)
+    registry = loaded.registry
+    terminal.redact = registry.secrets.redact
+    failed = report_errors(loaded)
+    client = _client()
+    with client, registry:  # connections and worker threads end with the command
+        ok = with_attached(registry, args, lambda _: _converse(client, registry, args))
+    return EXIT_OK if ok and not failed else EXIT_PROBLEM
+
+
+def _client() -> Any:
+    """``openai.OpenAI()`` from the environment; a base URL alone is enough (local servers)."""
+    import os
+
+    import openai
+
+    options: dict[str, Any] = {}
+    if not os.environ.get("OPENAI_API_KEY") and os.environ.get("OPENAI_BASE_URL"):
+        options["api_key"] = "unused"  # Ollama, vLLM, LM Studio: any key is accepted
+    try:
+        return openai.OpenAI(**options)
+    except openai.OpenAIError:
+        raise UsageError(
+            "set OPENAI_API_KEY (and OPENAI_BASE_URL for a server other than OpenAI's)"
+        ) from None
+
+
+def _converse(client: Any, registry: ToolRegistry, args: argparse.Namespace) -> bool:
+    """Ask each question in turn, the conversation carried over; False if one failed."""
+    import openai
+
+    from tooldeck._errors import ExportError
+    from tooldeck.providers._loop import MaxTurnsExceeded
+    from tooldeck.providers._loop_run import run as run_loop
+
+    options: dict[str, Any] = {}
+    transcript: list[dict[str, Any]] = []
+    if args.instructions and args.api == "responses":
+        options["instructions"] = args.instructions
+    elif args.instructions:
+        transcript.append({"role": "system", "content": args.instructions})
+    warned: set[str] = set()
+
+    def warn(warning: ExportWarning) -> None:
+        message = str(warning)
+        if message not in warned:  # once per command, not once per question
+            warned.add(message)
+            sys.stderr.write(f"tooldeck: warning: {message}\n")
+
+    show = _shower(registry.secrets.redact)
+    ok = True
+    questions = [args.question] if args.question is not None else _questions()
+    for question in questions:
+        try:
+            result = run_loop(
+                client,
+                model=args.model,
+                input=[*transcript, {"role": "user", "content": question}],
+                registry=registry,
+                api=args.api,
+                max_turns=args.max_turns,
+                tools=args.names,
+                bundles=args.bundles,
+                tags=args.tags,
+                on_call=show,
+                on_warning=warn,
+                **options,
+            )
+        except MaxTurnsExceeded as exc:
+            sys.stderr.write(f"tooldeck: {exc}\n")
+            transcript = exc.transcript  # the calls were made: the model may sum up next time
+            ok = False
+            continue
+        except ExportError as exc:
+            if exc.tool_name is None:  # a selector that matches nothing: the command line
+                raise UsageError(f"chat: {exc}") from None
+            sys.stderr.write(f"tooldeck: cannot send the tools: {exc}\n")
+            return False
+        except openai.OpenAIError as exc:
+            sys.stderr.write(f"tooldeck: the model request failed: {exc}\n")
+            ok = False
+            continue
+        transcript = result.transcript
+        sys.stdout.write(result.text + "\n")
+        sys.stdout.flush()
+    return ok
+
+
+def _questions() -> Iterator[str]:
+    """Lines of standard input, blank ones skipped; a ``> `` prompt on a terminal."""
+    interactive = sys.stdin.isatty()
+    while True:
+        if interactive:
+            sys.stderr.write("> ")
+            sys.stderr.flush()
+        line = sys.stdin.readline()
+        if not line:
+            return
+        if line.strip():
+            yield line.rstrip("\n")
+
+
+def _shower(redact: Callable[[str], str]) -> Callable[[LoopCall], None]:
+    """What prints each call and its result on standard error."""
+
+    def show(call: LoopCall) -> None:
+        text = call.result.text
+        if len(text) > SHOWN_CHARS:
+            text = f"{text[:SHOWN_CHARS]}... ({len(text) - SHOWN_CHARS} more characters)"
+        result = text.replace("\n", "\n   ")
+        sys.stderr.write(redact(f"-> {call.name} {call.arguments}\n<- {result}\n"))
+        sys.stderr.flush()
+
+    return show
