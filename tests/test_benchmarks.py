@@ -23,8 +23,9 @@ BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
         ["load.py", "--quick"],
         ["reload.py", "--quick"],
         ["startup.py", "--rounds", "1"],
+        ["mcp.py", "--quick"],
     ],
-    ids=["dispatch", "load", "reload", "startup"],
+    ids=["dispatch", "load", "reload", "startup", "mcp"],
 )
 def test_the_benchmark_runs(argv):
     done = subprocess.run(
