@@ -33,12 +33,16 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+# The script's folder goes last: first on the path, benchmarks/mcp.py would shadow the `mcp`
+# package that openai-agents imports.
+_HERE = Path(__file__).resolve().parent
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _HERE]
+sys.path.append(str(_HERE))
 
-from _timing import Timing, interleaved_samples
+from _timing import Timing, interleaved_samples  # noqa: E402
 
-import tooldeck
-from tooldeck import RetrySpec, ToolRegistry
+import tooldeck  # noqa: E402
+from tooldeck import RetrySpec, ToolRegistry  # noqa: E402
 
 TARGET = 2.0
 PAYLOAD = '{"order_id":"O-1","quantity":3}'
@@ -49,6 +53,19 @@ EXPECTED = {"order_id": "O-1", "quantity": 3, "express": False}
 def add_order(order_id: str, quantity: int = 1, express: bool = False) -> dict[str, Any]:
     """Add an order."""
     return {"order_id": order_id, "quantity": quantity, "express": express}
+
+
+def _as_value(text: str) -> Any:
+    """A tool output as a value: JSON, or the Python repr openai-agents sends for a dict."""
+    import ast
+
+    try:
+        return json.loads(text)
+    except ValueError:
+        try:
+            return ast.literal_eval(text)
+        except (ValueError, SyntaxError):
+            return text
 
 
 def _version(dist: str) -> str:
@@ -152,7 +169,7 @@ def agents_variant() -> tuple[Callable[[], object] | None, str]:
             def via_agents() -> str:
                 return finish(loop.run_until_complete(invoke(ctx, PAYLOAD)))
 
-        if probe != EXPECTED and json.loads(finish(probe)) != EXPECTED:
+        if probe != EXPECTED and _as_value(finish(probe)) != EXPECTED:
             return None, f"openai-agents returned an unexpected result: {probe!r}"
         return via_agents, f"openai-agents {_version('openai-agents')}, {how}"
     except Exception as exc:  # version drift: report, do not fail the benchmark
