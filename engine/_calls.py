@@ -96,6 +96,10 @@ def parse_arguments(arguments: Any) -> dict[str, Any] | str:
     from Python is held to the same rules, so a handler never sees a value
     JSON could not carry.
     """
+    if type(arguments) is dict:  # the common case from Python (and MCP): no ABC check
+        args = dict(arguments)
+        problem = value_problem(args)
+        return args if problem is None else problem
     if arguments is None:
         return {}
     if isinstance(arguments, str | bytes | bytearray):
@@ -297,15 +301,16 @@ async def acall_prepared(
     handler = prepared.spec.handler
     try:
         if prepared.is_async:
-            if env.portal is None:
+            portal = env.portal
+            if portal is None or portal.loop is asyncio.get_running_loop():  # already there
                 value = await handler(**kwargs)
             else:
-                value = await arun_on(env.portal, lambda: handler(**kwargs))
+                value = await arun_on(portal, lambda: handler(**kwargs))
         elif prepared.spec.inline:
             value = handler(**kwargs)
         else:
-            submit = (pool or _shared_pool()).submit
-            value = await asyncio.wrap_future(submit(_bound(handler, kwargs)))
+            submit = (pool or _shared_pool()).submit_async
+            value = await submit(_bound(handler, kwargs), asyncio.get_running_loop())
     except (Exception, SystemExit) as exc:
         return failed(prepared, exc, call_id)
     return finish(prepared, value, call_id)

@@ -102,15 +102,20 @@ class CallDispatch:
             return self._settle(unknown_tool(name, self._snapshot.tools, call_id), raise_errors)
         lenient = self._lenient if entry.spec.lenient is None else entry.spec.lenient
         if entry.plain and self._fast and not tracing_active():
-            result = await acall_prepared(
-                entry,
-                arguments,
-                self._env,
-                call_id=call_id,
-                extra=context,
-                lenient=lenient,
-                pool=self._policy.pool,
-            )
+            if entry.spec.inline and not entry.is_async:  # runs right here: the sync fast path
+                result = call_prepared(
+                    entry, arguments, self._env, call_id=call_id, extra=context, lenient=lenient
+                )
+            else:
+                result = await acall_prepared(
+                    entry,
+                    arguments,
+                    self._env,
+                    call_id=call_id,
+                    extra=context,
+                    lenient=lenient,
+                    pool=self._policy.pool,
+                )
         else:
             result = await arun_guarded(
                 entry,
@@ -121,6 +126,8 @@ class CallDispatch:
                 extra=context,
                 lenient=lenient,
             )
+        if result.ok and not self.secrets:
+            return result  # the common case, without a call to _settle
         return self._settle(result, raise_errors)
 
     def call_many(

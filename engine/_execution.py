@@ -216,13 +216,12 @@ async def _attempt_async(
     if prepared.spec.inline:
         return handler(**kwargs)
     context = contextvars.copy_context()
-    running = pool.submit(lambda: context.run(handler, **kwargs))
-    future = asyncio.wrap_future(running)
+    future = pool.submit_async(lambda: context.run(handler, **kwargs), asyncio.get_running_loop())
     if timeout is None:
         return await future
     done, _ = await asyncio.wait({future}, timeout=timeout)
     if not done:
-        pool.interrupt(running)  # a CPU-bound Python handler stops instead of running on
-        future.cancel()  # detaches the thread's eventual result from this loop
+        pool.interrupt(future)  # a CPU-bound Python handler stops instead of running on
+        future.cancel()  # the thread's eventual outcome is dropped
         raise _TimedOut
     return future.result()

@@ -101,44 +101,85 @@ def _subset_size(keyword: str) -> Callable[[Any, Any], Checker | None]:
     return build
 
 
+# The checks below loop in a function rather than call all() over a generator:
+# they run on every call of an attached tool, and a generator costs a frame each.
+
+
 def _subset_items(value: Any, schema: Any) -> Checker | None:
     inner = _compile_subset(value)
     if inner is None:
         return None
-    return lambda v: not isinstance(v, list) or all(inner(x) for x in v)
+
+    def items(v: Any) -> bool:
+        if isinstance(v, list):
+            for x in v:
+                if not inner(x):
+                    return False
+        return True
+
+    return items
 
 
 def _subset_properties(value: Any, schema: Any) -> Checker | None:
     if not isinstance(value, dict):
         return None
-    inner: dict[str, Checker] = {}
+    inner: list[tuple[str, Checker]] = []
     for name, sub in value.items():
         check = _compile_subset(sub)
         if check is None:
             return None
-        inner[name] = check
-    return lambda v: (
-        not isinstance(v, dict) or all(check(v[name]) for name, check in inner.items() if name in v)
-    )
+        inner.append((name, check))
+    pairs = tuple(inner)
+
+    def properties(v: Any) -> bool:
+        if isinstance(v, dict):
+            for name, check in pairs:
+                if name in v and not check(v[name]):
+                    return False
+        return True
+
+    return properties
 
 
 def _subset_additional(value: Any, schema: Any) -> Checker | None:
     known = schema.get("properties", {})
     if value is False:
-        return lambda v: not isinstance(v, dict) or all(k in known for k in v)
+
+        def closed(v: Any) -> bool:
+            if isinstance(v, dict):
+                for k in v:
+                    if k not in known:
+                        return False
+            return True
+
+        return closed
     inner = _compile_subset(value)
     if inner is None:
         return None
-    return lambda v: (
-        not isinstance(v, dict) or all(inner(x) for k, x in v.items() if k not in known)
-    )
+
+    def additional(v: Any) -> bool:
+        if isinstance(v, dict):
+            for k, x in v.items():
+                if k not in known and not inner(x):
+                    return False
+        return True
+
+    return additional
 
 
 def _subset_required(value: Any, schema: Any) -> Checker | None:
     if not isinstance(value, list):
         return None
     names = tuple(value)
-    return lambda v: not isinstance(v, dict) or all(name in v for name in names)
+
+    def required(v: Any) -> bool:
+        if isinstance(v, dict):
+            for name in names:
+                if name not in v:
+                    return False
+        return True
+
+    return required
 
 
 def _subset_pattern(value: Any, schema: Any) -> Checker | None:

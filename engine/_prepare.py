@@ -138,7 +138,7 @@ def _prepare_external(
     return PreparedTool(
         **common,
         schema=schema,
-        check=safe_checker(validator),
+        check=_external_check(schema, safe_checker(validator)),
         descriptions={},
         null_is_absent=optional_non_null(schema),
         null_nested=null_plan(schema),
@@ -152,6 +152,31 @@ def _prepare_external(
         mapping_name=mapping_name,
         explainer=Explainer(schema, validator),
     )
+
+
+def _external_check(schema: dict[str, Any], full: Checker) -> Checker:
+    """The compiled check where it covers the schema, jsonschema (``full``) for the rest.
+
+    The compiled check (:func:`tooldeck._fastcheck.fast_check`: the keywords MCP
+    servers use, with jsonschema's semantics) only ever accepts what ``full``
+    accepts; what it rejects is asked of ``full``, so nothing valid is refused
+    and an invalid call is still explained by jsonschema.
+    """
+    from tooldeck._fastcheck import fast_check
+
+    fast = fast_check(schema)
+    if fast is None:
+        return full
+
+    def check(value: Any) -> bool:
+        try:
+            if fast(value):
+                return True
+        except Exception:  # an odd value the compiled check did not expect
+            pass
+        return full(value)
+
+    return check
 
 
 def _check_nested(

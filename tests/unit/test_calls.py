@@ -573,6 +573,33 @@ async def test_sync_handlers_under_acall_run_in_a_worker_unless_inline():
     assert threads["i"] == threading.current_thread().name
 
 
+async def test_an_inline_sync_tool_answers_acall_as_call_does():
+    def pick(n: int, word: str = "x", ctx: ToolContext | None = None) -> dict:
+        if n < 0:
+            raise ValueError("negative")
+        return {"n": n, "word": word, "call_id": ctx.call_id if ctx else None}
+
+    registry = ToolRegistry()
+    registry.secrets.add("s3cr3t-value")
+    registry.add_tool("pick", "P.", pick, inline=True)
+    arguments = [
+        {"n": 1},
+        '{"n": 2, "word": "y"}',
+        {"n": "3"},
+        {"n": -1},
+        "{bad",
+        {"n": 1, "word": "s3cr3t-value"},
+    ]
+    for args in arguments:
+        sync = registry.call("pick", args, call_id="c1")
+        sent = await registry.acall("pick", args, call_id="c1")
+        assert (sent.ok, sent.text, sent.value) == (sync.ok, sync.text, sync.value), args
+        assert sent.call_id == sync.call_id == "c1"
+        assert "s3cr3t-value" not in sent.text
+    with pytest.raises(ToolCallError, match="negative"):
+        await registry.acall("pick", {"n": -1}, raise_errors=True)
+
+
 async def test_acall_errors_and_unknown_tools():
     async def fail() -> None:
         raise ConnectionError("down")
@@ -614,6 +641,47 @@ async def test_external_tool_with_its_own_schema():
     assert registry.call("remote_search", {"q": "sync"}).ok
     with pytest.raises(RegistrationError, match="not a valid JSON Schema"):
         registry.add_external_tool("bad", "B.", {"type": 12}, proxy)
+
+
+def test_external_tools_check_with_jsonschema_semantics_compiled_or_not():
+    """The compiled check never refuses what jsonschema accepts, nor accepts what it refuses."""
+
+    def echo(arguments: dict) -> dict:
+        return arguments
+
+    registry = ToolRegistry()
+    simple = {
+        "type": "object",
+        "properties": {"n": {"type": "integer", "minimum": 1}, "tag": {"enum": ["a", "b"]}},
+        "required": ["n"],
+        "additionalProperties": False,
+    }
+    rich = {  # oneOf: beyond the compiled subset, jsonschema alone decides
+        "type": "object",
+        "properties": {"v": {"oneOf": [{"type": "integer"}, {"type": "string", "minLength": 2}]}},
+        "required": ["v"],
+    }
+    registry.add_external_tool("simple", "Simple.", simple, echo)
+    registry.add_external_tool("rich", "Rich.", rich, echo)
+    assert registry.call("simple", {"n": 2, "tag": "a"}).ok
+    assert registry.call("simple", {"n": 2.0}).ok  # an integer for JSON Schema too
+    for bad, words in [
+        ({"n": 0}, "$.n: 0 is less than the minimum of 1"),
+        ({"n": 1, "tag": "c"}, "$.tag"),
+        ({"n": 1, "extra": True}, "extra"),
+        ({}, "missing required argument 'n'"),
+        ({"n": True}, "$.n"),
+    ]:
+        result = registry.call("simple", bad)
+        assert result.error is not None, bad
+        assert result.error.kind == "invalid_arguments"
+        assert words in result.error.message, (bad, result.error.message)
+    assert registry.call("rich", {"v": 3}).ok
+    assert registry.call("rich", {"v": "ab"}).ok
+    short = registry.call("rich", {"v": "a"})
+    assert short.error is not None
+    assert short.error.kind == "invalid_arguments"
+    assert "$.v" in short.error.message
 
 
 def test_null_for_an_optional_parameter_means_absent():
