@@ -43,6 +43,8 @@ __all__ = [
     "approval_schema",
     "calling",
     "elicit_approval",
+    "mark_call",
+    "unmark_call",
 ]
 
 APPROVE_FIELD = "approve"
@@ -204,6 +206,15 @@ def calling(call: McpCall) -> Iterator[None]:
         yield
     finally:
         _CALL.reset(token)
+
+
+def mark_call(call: McpCall) -> contextvars.Token[McpCall | None]:
+    """:func:`calling` without a generator, for the serving path: undo with :func:`unmark_call`."""
+    return _CALL.set(call)
+
+
+def unmark_call(token: contextvars.Token[McpCall | None]) -> None:
+    _CALL.reset(token)
 
 
 def elicit_approval(request: ApprovalRequest) -> Decision | Awaitable[Decision]:

@@ -434,7 +434,8 @@ class McpAttachment:
         for attempt in (1, 2):
             conn = None
             try:
-                conn = await self._connect(state)
+                live = state.conn  # (the usual case, without a call to _connect)
+                conn = live if live is not None and live.alive else await self._connect(state)
                 result = await conn.call_tool(remote, dict(arguments))
             except (ConnectionLost, OSError) as exc:
                 await self._evict(state, conn)

@@ -39,7 +39,13 @@ from mcp.shared._httpx_utils import (
     create_mcp_http_client,
 )
 from mcp.shared.exceptions import MCPError
-from mcp_types import CONNECTION_CLOSED, CallToolResult, Tool, ToolListChangedNotification
+from mcp_types import (
+    CONNECTION_CLOSED,
+    CallToolResult,
+    TextContent,
+    Tool,
+    ToolListChangedNotification,
+)
 
 from tooldeck._secrets import Secrets
 
@@ -400,9 +406,12 @@ def result_text(result: CallToolResult) -> str:
     Blocks that are not text (images, audio, resources) are named in brackets,
     so the model knows they were there.
     """
+    content = result.content
+    if len(content) == 1 and type(content[0]) is TextContent:  # the usual answer
+        return content[0].text
     import json
 
-    from mcp_types import EmbeddedResource, ResourceLink, TextContent, TextResourceContents
+    from mcp_types import EmbeddedResource, ResourceLink, TextResourceContents
 
     parts: list[str] = []
     for block in result.content:

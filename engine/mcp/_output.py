@@ -6,9 +6,12 @@ through): the return annotation is read as if it were a parameter named
 ``result``. That gives both forms MCP needs, since an ``outputSchema`` (like
 ``structuredContent``) is an object:
 
-* an object annotation (``dict``, ``dict[str, X]``, a TypedDict, a
-  dataclass, a pydantic model) is the schema itself, and the result is sent as
-  it is;
+* an object annotation (``dict[str, X]``, a TypedDict, a dataclass, a
+  pydantic model) is the schema itself, and the result is sent as it is; a
+  bare ``dict`` (or ``dict[str, Any]``, whose schema is just
+  ``{"type": "object"}``) has no ``outputSchema``, since it would say nothing
+  that structured content does not already say, but its result is still sent
+  as structure;
 * an array annotation (``list[X]``, ``tuple[...]``, ``set[X]``) is wrapped as
   ``{"result": ...}``, in the schema and in every ``structuredContent``
   (FastMCP's convention).
@@ -44,6 +47,7 @@ if TYPE_CHECKING:
     from jsonschema.protocols import Validator
 
     from tooldeck._calltypes import ToolResult
+    from tooldeck._jsontypes import Checker
     from tooldeck._model import ToolSpec
 
 __all__ = ["OutputSchema", "call_result", "output_schema", "structured"]
@@ -66,8 +70,22 @@ class OutputSchema:
         validator: Validator = Draft202012Validator(self.schema)
         return validator
 
+    @cached_property
+    def fast(self) -> Checker | None:
+        """The compiled yes/no check, when the schema is simple enough (most are)."""
+        from tooldeck._fastcheck import fast_check
+
+        return fast_check(self.schema)
+
     def problem(self, value: Any) -> str | None:
-        """Why ``value`` (the structured content) does not match, or ``None``."""
+        """Why ``value`` (the structured content) does not match, or ``None``.
+
+        The compiled check answers for the values that match; jsonschema runs
+        only for the rest, to say why (or to judge what the check cannot).
+        """
+        fast = self.fast
+        if fast is not None and fast(value):
+            return None
         from jsonschema import exceptions
 
         error = exceptions.best_match(self.validator.iter_errors(value))
@@ -102,6 +120,8 @@ def output_schema(spec: ToolSpec) -> OutputSchema | None:
     wrapped = _without_formats(wrapped)
     inner = wrapped["properties"][WRAP_KEY]
     defs = wrapped.get("$defs")
+    if inner == _ANY_OBJECT:  # a bare ``dict``: structure is an object anyway
+        return None
     if inner.get("type") == "object":
         schema = dict(inner)
         if defs:
@@ -111,6 +131,10 @@ def output_schema(spec: ToolSpec) -> OutputSchema | None:
         return OutputSchema(wrapped, wrapped=True)
     return None
 
+
+_ANY_OBJECT = {"type": "object"}
+"""What ``dict`` and ``dict[str, Any]`` infer to. Advertised, it would tell a client
+nothing (``structuredContent`` is an object anyway) yet have it validate every result."""
 
 _SUBSCHEMA = frozenset(
     {
@@ -179,13 +203,13 @@ def structured(result: ToolResult, output: OutputSchema | None) -> tuple[Any, st
     truncated text) has no structure. With one, the result must parse and match
     it: ``problem`` says why not.
     """
+    if output is None and not isinstance(result.value, dict | list):
+        return None, None  # text, a number...: no structure, nothing to parse
     try:
-        parsed = json.loads(result.text)
+        parsed = _loads(result.text)
     except ValueError:
         parsed = _NOT_JSON
     if output is None:
-        if not isinstance(result.value, dict | list):
-            return None, None
         if isinstance(parsed, dict):
             return parsed, None
         if isinstance(parsed, list):
@@ -199,6 +223,24 @@ def structured(result: ToolResult, output: OutputSchema | None) -> tuple[Any, st
 
 
 _NOT_JSON = object()
+
+_scan: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
+"""The (C) scanner behind ``json.loads``, without its Python wrapper (~1 µs a call)."""
+
+
+def _loads(text: str) -> Any:
+    """``json.loads(text)``: the scanner alone when the text is one JSON value, end to end.
+
+    That is what tooldeck writes; anything else (whitespace around it, more after
+    it, not JSON) goes through ``json.loads`` itself, for its exact answer.
+    """
+    try:
+        value, end = _scan(text, 0)
+    except (StopIteration, ValueError):
+        return json.loads(text)
+    if end == len(text):
+        return value
+    return json.loads(text)
 
 
 def call_result(result: ToolResult, output: OutputSchema | None = None) -> types.CallToolResult:

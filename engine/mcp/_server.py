@@ -6,7 +6,8 @@ return annotation (:mod:`tooldeck.mcp._output`); a call goes through
 :meth:`ToolRegistry.acall`, so validation, approval, timeouts and secret
 redaction are the registry's. The registry's approver can ask the client that
 made the call, by elicitation (:func:`tooldeck.mcp._approval.elicit_approval`):
-each call runs marked with its connection and request. A call that fails is a
+each call of a tool with side effects (the only ones it is asked about) runs
+marked with its connection and request. A call that fails is a
 tool result with ``isError: true`` and the model-facing words, never a protocol
 error.
 """
@@ -26,7 +27,7 @@ from mcp.shared.subscriptions import PromptsListChanged, ToolsListChanged
 
 from tooldeck._errors import ToolCallError
 from tooldeck._version import __version__
-from tooldeck.mcp._approval import DEFAULT_APPROVAL_TIMEOUT, McpCall, calling
+from tooldeck.mcp._approval import DEFAULT_APPROVAL_TIMEOUT, McpCall, mark_call, unmark_call
 from tooldeck.mcp._output import OutputSchema, call_result, output_schema
 
 if TYPE_CHECKING:
@@ -87,7 +88,8 @@ class RegistryServer:
         instead of receiving ``list_changed`` notifications on a session."""
         self._outputs: dict[str, tuple[ToolSpec, OutputSchema | None]] = {}
         self.sessions: list[ServerSession] = []
-        """One session per initialized connection, for server-initiated notifications."""
+        """One session per initialized connection, for server-initiated notifications
+        (kept only with ``list_changed``: nothing else is sent unasked)."""
         self.server: Server[Any] = Server(
             name,
             version=__version__,
@@ -98,7 +100,8 @@ class RegistryServer:
             on_get_prompt=self._get_prompt,
             on_subscriptions_listen=ListenHandler(self.events) if list_changed else None,
         )
-        self.server.middleware.append(self._track_sessions)
+        if list_changed:  # the sessions serve only announce(), which needs list_changed
+            self.server.middleware.append(self._track_sessions)
 
     def initialization_options(self) -> Any:
         return self.server.create_initialization_options(
@@ -148,26 +151,35 @@ class RegistryServer:
     async def _call_tool(
         self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
+        registry = self.registry
         context = {"mcp_session_id": _session_id(ctx), "mcp_request_id": ctx.request_id}
-        call = McpCall(
-            ctx.session,
-            ctx.request_id,
-            stateless=self.stateless,
-            timeout=self.approval_timeout,
-            redact=self.registry.secrets.redact,
-        )
-        spec = self.registry.get_tool(params.name)
-        try:
-            with calling(call):  # the registry's approver may ask this client
-                result = await self.registry.acall(
-                    params.name, params.arguments or {}, context=context, raise_errors=False
+        spec = registry.get_tool(params.name)
+        # Only a tool with side effects asks the approver, which may ask this client:
+        # mark the call for it then (an unknown tool is answered without asking anyone).
+        token = None
+        if spec is not None and spec.side_effects:
+            token = mark_call(
+                McpCall(
+                    ctx.session,
+                    ctx.request_id,
+                    stateless=self.stateless,
+                    timeout=self.approval_timeout,
+                    redact=registry.secrets.redact,
                 )
+            )
+        try:
+            result = await registry.acall(
+                params.name, params.arguments or {}, context=context, raise_errors=False
+            )
         except Exception as exc:  # a bug below must still answer as a tool error
             logger.exception("tool %r failed unexpectedly", params.name)
             text = self.registry.secrets.redact(
                 f"Error (internal_error): {type(exc).__name__}: {exc}"
             )
             return types.CallToolResult(content=[types.TextContent(text=text)], is_error=True)
+        finally:
+            if token is not None:
+                unmark_call(token)
         return call_result(result, self.output(spec) if spec is not None else None)
 
     # ---------------------------------------------------------------- prompts

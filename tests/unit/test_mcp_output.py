@@ -8,6 +8,7 @@ and raises on a mismatch, so every call below is also that check.
 from __future__ import annotations
 
 import dataclasses
+import json
 from typing import Any, Optional, TypedDict
 
 import pytest
@@ -116,7 +117,6 @@ WITH_SCHEMA = {
     "report": False,
     "repo": False,
     "counts": False,
-    "anything": False,
     "evens": True,
     "points": True,
     "pair": True,
@@ -124,7 +124,8 @@ WITH_SCHEMA = {
     "liar_list": True,
 }
 """Tool -> whether its result is wrapped as {"result": ...}."""
-WITHOUT = ["text", "number", "nothing", "maybe", "unannotated", "selected", "cut"]
+WITHOUT = ["anything", "text", "number", "nothing", "maybe", "unannotated", "selected", "cut"]
+"""``anything`` is a bare ``dict``: ``{"type": "object"}`` would tell a client nothing."""
 
 
 async def test_object_and_array_annotations_get_an_output_schema_others_none():
@@ -226,6 +227,38 @@ async def test_tools_without_a_schema_keep_the_old_structure():
     assert selected.structured_content is None
 
 
+def test_a_bare_dict_has_no_output_schema_but_its_result_is_structure():
+    def loose() -> dict[str, Any]:
+        return {"k": 1}
+
+    reg = registry()
+    reg.add_tool("loose", "Loose.", loose)
+    for name in ("anything", "loose"):
+        spec = reg.get_tool(name)
+        assert spec is not None
+        assert output_schema(spec) is None, name
+    result = call_result(ToolResult(True, '{"k": 1}', {"k": 1}, tool_name="loose"))
+    assert result.structured_content == {"k": 1}
+    assert not result.is_error
+
+
+def test_the_output_check_answers_matches_without_jsonschema_and_explains_the_rest():
+    reg = registry()
+    spec = reg.get_tool("counts")
+    assert spec is not None
+    schema = output_schema(spec)
+    assert schema is not None
+    assert schema.fast is not None  # compiled: jsonschema is not asked about good results
+    assert schema.problem({"a": 1, "b": 2}) is None
+    assert "validator" not in schema.__dict__
+    assert schema.problem({"a": "x"}) == "'x' is not of type 'integer' (at structuredContent['a'])"
+    nested = output_schema(reg.get_tool("repo"))  # $defs and $ref: jsonschema judges alone
+    assert nested is not None
+    assert nested.fast is None
+    assert nested.problem({"owner": {"name": "ada"}, "stars": 3}) is None
+    assert nested.problem({"owner": {}, "stars": 3}) is not None
+
+
 def test_external_tools_have_no_output_schema():
     reg = ToolRegistry()
 
@@ -261,3 +294,19 @@ def test_call_result_with_a_schema_wraps_and_checks():
     not_json = call_result(ToolResult(True, "Success.", None, tool_name="evens"), schema)
     assert not_json.is_error
     assert "not JSON" in text_of(not_json)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ['{"a": 1}', ' {"a": 1} ', "[1, 2]", "[1, 2] x", '"s"', "12", "NaN", "", "nope", "\ufeff{}"],
+)
+def test_the_result_text_is_read_back_as_json_loads_reads_it(text):
+    from tooldeck.mcp._output import _loads
+
+    try:
+        expected: Any = json.loads(text)
+    except ValueError as exc:
+        with pytest.raises(type(exc)):
+            _loads(text)
+    else:
+        assert repr(_loads(text)) == repr(expected)

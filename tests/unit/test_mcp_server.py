@@ -202,7 +202,9 @@ async def test_no_announcements_without_list_changed():
         assert not caps.tools.list_changed
         reg.add_tool("late", "Added while connected.", lambda: "ok")
         assert "late" in [t.name for t in (await session.list_tools()).tools]
+        assert served.sessions == []  # nothing to announce: no session is kept
     assert notes.methods == []
+    assert served._track_sessions not in served.server.middleware  # no layer to keep them
 
 
 def test_call_result_keeps_failures_and_truncated_text_unstructured():
