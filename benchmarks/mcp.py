@@ -872,36 +872,8 @@ def _version(dist: str) -> str:
         return "?"
 
 
-def skip_withdrawals() -> None:
-    """Let cProfile run after tooldeck's worker threads did (CPython 3.11).
-
-    ``WorkerPool._settle`` withdraws a possible interruption after every task with
-    ``PyThreadState_SetAsyncExc(ident, NULL)``; CPython 3.11 then flags "async
-    exception pending" for the whole interpreter, and only a thread that really
-    receives one clears the flag. With a profiler or tracer installed, the next
-    ``RESUME`` loops forever on that flag (the process hangs at 100% CPU). Nothing
-    here interrupts a handler, so the withdrawals are skipped for the run.
-    """
-    from tooldeck import _workers
-
-    send = getattr(_workers, "_set_async_exc", None)
-    if send is None:  # the engine changed: nothing to work around
-        return
-
-    def only_sends(ident: Any, exc: Any) -> int:
-        return 0 if exc is None else int(send(ident, exc))
-
-    _workers._set_async_exc = only_sends
-
-
 async def run(opts: argparse.Namespace) -> list[Verdict]:
     verdicts: list[Verdict] = []
-    if opts.profile:
-        skip_withdrawals()
-        print(
-            "--profile: tooldeck._workers' withdrawal of interruptions is skipped for this run"
-            " (it hangs cProfile on CPython 3.11: see skip_withdrawals)"
-        )
     parts = set(opts.only or ("memory", "http", "attach"))
     rounds = opts.rounds or (3 if opts.quick else 15)
     number = opts.number or (40 if opts.quick else 300)
