@@ -11,7 +11,7 @@ Manifests and code build exactly these objects.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -348,6 +348,17 @@ class McpServerSpec:
     bundle: str | None = None
     """The manifest bundle that declared it (``None`` for servers declared in code)."""
     origin: SourceLocation | None = None
+
+    def registers_as_is(self, remote: str, reshaped: Collection[str] = ()) -> bool:
+        """Whether the remote tool ``remote`` becomes a registry tool as it is.
+
+        ``allowed_tools`` (if set) must name it and ``denied_tools`` must not,
+        and no ``use:`` entry may reshape it (``reshaped``: the remote names
+        this server's use: entries name), since a reshaped tool replaces it.
+        """
+        if remote in reshaped or remote in self.denied_tools:
+            return False
+        return self.allowed_tools is None or remote in self.allowed_tools
 
     def __post_init__(self) -> None:
         if self.via is None:

@@ -134,20 +134,20 @@ def _tool_shadowed(ctx: LintContext) -> Iterator[Diagnostic]:
     if ctx.live is None:
         return
     local: dict[str, tuple[Bundle, tuple[str | int, ...]]] = {}
+    reshaped_by: dict[str, set[str]] = {}
     for bundle in ctx.result.bundles.values():
         for name, path in bundle.tool_paths.items():
             local.setdefault(name, (bundle, path))
+        for use in bundle.uses:
+            reshaped_by.setdefault(use.server, set()).add(use.tool)
     for bundle in ctx.result.bundles.values():
         for server in bundle.servers:
             live = ctx.live.get(server.name)
             if live is None or live.error is not None:
                 continue
-            reshaped = {u.tool for b in ctx.result.bundles.values() for u in b.uses}
-            allowed = None if server.allowed_tools is None else set(server.allowed_tools)
+            reshaped = reshaped_by.get(server.name, set())
             for remote in live.tools:
-                if remote in server.denied_tools or remote in reshaped:
-                    continue
-                if allowed is not None and remote not in allowed:
+                if not server.registers_as_is(remote, reshaped):
                     continue
                 name = server.prefix + remote
                 owner = local.get(name)

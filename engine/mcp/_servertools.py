@@ -87,12 +87,8 @@ def server_tools(
     by_name = {tool.name: tool for tool in remote}
     mine = [u for u in uses if u.server == spec.name]
     reshaped = {u.tool for u in mine}
-    allowed = None if spec.allowed_tools is None else set(spec.allowed_tools)
-    denied = set(spec.denied_tools)
     for tool in by_name.values():
-        if tool.name in reshaped or tool.name in denied:
-            continue
-        if allowed is not None and tool.name not in allowed:
+        if not spec.registers_as_is(tool.name, reshaped):
             continue
         name = spec.prefix + tool.name
         if name in out.remote_names or taken(name):

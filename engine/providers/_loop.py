@@ -206,14 +206,10 @@ class Api(Protocol):
     reserved: frozenset[str]
     """Request options the loop sets itself (or cannot honour)."""
 
+    transcript_key: str
+    """The request field the transcript goes in (``input`` or ``messages``)."""
+
     def create(self, client: Any) -> Callable[..., Any]: ...
-    def request(
-        self,
-        model: str,
-        transcript: list[dict[str, Any]],
-        definitions: list[dict[str, Any]],
-        options: Mapping[str, Any],
-    ) -> dict[str, Any]: ...
     def parse(self, response: Any) -> Reply: ...
     def outputs(self, calls: Sequence[LoopCall]) -> list[dict[str, Any]]: ...
     def approval_items(
@@ -332,7 +328,10 @@ def conversation(
     usage = Usage()
     response: Any = None
     for turn in range(1, max_turns + 1):
-        request = api.request(model, list(transcript), toolbox.definitions, options)
+        request: dict[str, Any] = {"model": model, api.transcript_key: list(transcript)}
+        if toolbox.definitions:
+            request["tools"] = toolbox.definitions
+        request.update(options)
         response = yield ("request", request)
         reply = api.parse(response)
         usage += reply.usage

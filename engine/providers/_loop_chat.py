@@ -11,7 +11,7 @@ left out with a warning (by :mod:`._loop_run`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from tooldeck.providers._loop import HostedApproval, LoopCall, ModelCall, Reply, Usage
@@ -30,21 +30,10 @@ class ChatApi:
     takes_hosted = False
     reserved = frozenset({"model", "messages", "tools", "stream"})
 
+    transcript_key = "messages"
+
     def create(self, client: Any) -> Callable[..., Any]:
         return client.chat.completions.create  # type: ignore[no-any-return]
-
-    def request(
-        self,
-        model: str,
-        transcript: list[dict[str, Any]],
-        definitions: list[dict[str, Any]],
-        options: Mapping[str, Any],
-    ) -> dict[str, Any]:
-        request: dict[str, Any] = {"model": model, "messages": transcript}
-        if definitions:
-            request["tools"] = definitions
-        request.update(options)
-        return request
 
     def parse(self, response: Any) -> Reply:
         choices = getattr(response, "choices", None) or ()

@@ -12,7 +12,7 @@ are sent as the exporter gives them; a hosted server's
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from tooldeck.providers._loop import HostedApproval, LoopCall, ModelCall, Reply, Usage
@@ -31,21 +31,10 @@ class ResponsesApi:
     takes_hosted = True
     reserved = frozenset({"model", "input", "tools", "stream", "previous_response_id"})
 
+    transcript_key = "input"
+
     def create(self, client: Any) -> Callable[..., Any]:
         return client.responses.create  # type: ignore[no-any-return]
-
-    def request(
-        self,
-        model: str,
-        transcript: list[dict[str, Any]],
-        definitions: list[dict[str, Any]],
-        options: Mapping[str, Any],
-    ) -> dict[str, Any]:
-        request: dict[str, Any] = {"model": model, "input": transcript}
-        if definitions:
-            request["tools"] = definitions
-        request.update(options)
-        return request
 
     def parse(self, response: Any) -> Reply:
         items: list[dict[str, Any]] = []
