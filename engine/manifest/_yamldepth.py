@@ -21,7 +21,13 @@ import yaml
 
 from tooldeck.manifest._yamlloader import _BaseLoader, _Loader
 
-__all__ = ["MAX_DEPTH", "_DEEP_MESSAGE", "_first_too_deep", "_shallow"]
+__all__ = [
+    "MAX_DEPTH",
+    "_DEEP_MESSAGE",
+    "_first_too_deep",
+    "_is_scanner_depth_limit",
+    "_shallow",
+]
 
 MAX_DEPTH = 100
 """Nesting depth before a document is refused (TD206)."""
@@ -104,8 +110,31 @@ def _first_too_deep(text: str) -> yaml.Event | None:
 
     The parser is a state machine with its own stack, so this is exact at any
     depth without recursing; it stops at the first node too deep. Syntax
-    errors raise as they would from ``yaml.compose``.
+    errors raise as they would from ``yaml.compose``, except libyaml's own
+    nesting cap, which is never reached before our smaller one.
     """
+    try:
+        return _scan_events(text)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark
+        if mark is None or not _is_scanner_depth_limit(exc):
+            raise
+        # libyaml 0.2.5 as bundled with PyYAML >= 6.0.4 stops flow nesting past 1,000
+        # levels in its scanner, which reads up to 1,024 characters ahead of the events.
+        # The first node too deep lies before that point, so the text up to it has it.
+        try:
+            event = _scan_events(text[: mark.index])
+        except yaml.YAMLError:
+            event = None
+        return event if event is not None else yaml.Event(mark, mark)
+
+
+def _is_scanner_depth_limit(exc: yaml.MarkedYAMLError) -> bool:
+    """Whether ``exc`` is libyaml's own nesting cap ("exceeded maximum nesting depth")."""
+    return "nesting depth" in (exc.problem or "")
+
+
+def _scan_events(text: str) -> yaml.Event | None:
     loader = _Loader(text)
     try:
         depth = 0

@@ -58,7 +58,13 @@ import yaml
 
 from tooldeck._diagnostics import Diagnostic, SourceLocation
 from tooldeck.manifest._yamlconvert import MAX_INTEGER, MIN_INTEGER, _Converter, _Refused
-from tooldeck.manifest._yamldepth import _DEEP_MESSAGE, MAX_DEPTH, _first_too_deep, _shallow
+from tooldeck.manifest._yamldepth import (
+    _DEEP_MESSAGE,
+    MAX_DEPTH,
+    _first_too_deep,
+    _is_scanner_depth_limit,
+    _shallow,
+)
 from tooldeck.manifest._yamldocument import YamlDocument, _at, _diag, json_path
 from tooldeck.manifest._yamlhints import explain_syntax_error
 from tooldeck.manifest._yamlloader import _Loader
@@ -177,7 +183,10 @@ def _compose(text: str, doc: YamlDocument) -> yaml.Node | None:
                 return None
         return yaml.compose(text, Loader=_Loader)
     except yaml.MarkedYAMLError as exc:
-        doc.diagnostics.append(_syntax_error(doc.file, text, exc))
+        if _is_scanner_depth_limit(exc) and exc.problem_mark is not None:
+            doc.diagnostics.append(_at(doc.file, exc.problem_mark, "TD206", _DEEP_MESSAGE))
+        else:
+            doc.diagnostics.append(_syntax_error(doc.file, text, exc))
     except yaml.reader.ReaderError as exc:  # a control character: not a MarkedYAMLError
         before = text[: exc.position]
         line, column = before.count("\n") + 1, len(before) - (before.rfind("\n") + 1) + 1
