@@ -226,7 +226,11 @@ def _object_properties(cls: type) -> tuple[ParamDescriptor, ...]:
     if is_typeddict(cls):
         required = getattr(cls, "__required_keys__", frozenset(hints))
         return tuple(
-            _field(name, hint, inspect.Parameter.empty if name in required else _ABSENT)
+            _field(
+                name,
+                _without_qualifier(hint),
+                inspect.Parameter.empty if _required(name, hint, required) else _ABSENT,
+            )
             for name, hint in hints.items()
         )
     props = []
@@ -239,6 +243,33 @@ def _object_properties(cls: type) -> tuple[ParamDescriptor, ...]:
             default = inspect.Parameter.empty
         props.append(_field(field.name, hints.get(field.name, Any), default))
     return tuple(props)
+
+
+_QUALIFIERS = tuple(
+    q for q in (getattr(typing, n, None) for n in ("Required", "NotRequired", "ReadOnly")) if q
+)
+
+
+def _required(name: str, hint: Any, required_keys: frozenset[str]) -> bool:
+    """Whether a TypedDict key is required: its own qualifier first, then the class's keys.
+
+    Python 3.11 computes ``__required_keys__`` before string annotations
+    (``from __future__ import annotations``) are evaluated, so a
+    ``NotRequired[str]`` written that way is counted as required there.
+    """
+    origin = typing.get_origin(hint)
+    if origin is getattr(typing, "NotRequired", None):
+        return False
+    if origin is getattr(typing, "Required", None):
+        return True
+    return name in required_keys
+
+
+def _without_qualifier(hint: Any) -> Any:
+    """``NotRequired[str]`` -> ``str``: requiredness is read from ``__required_keys__``."""
+    while typing.get_origin(hint) in _QUALIFIERS:
+        hint = typing.get_args(hint)[0]
+    return hint
 
 
 def _field(name: str, hint: Any, default: Any) -> ParamDescriptor:

@@ -1,6 +1,7 @@
 """Deriving descriptors from handler signatures and docstrings."""
 
 import enum
+import sys
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
@@ -159,3 +160,45 @@ def test_snake_case_names():
     assert snake_case("HTTPServer") == "http_server"
     assert snake_case("already_snake") == "already_snake"
     assert snake_case("getV2Data") == "get_v2_data"
+
+
+QUALIFIED_TYPEDDICTS = '''
+from __future__ import annotations
+
+from typing import NotRequired, Required, TypedDict
+
+
+class Order(TypedDict):
+    id: int
+    note: NotRequired[str]
+
+
+class Patch(TypedDict, total=False):
+    title: str
+    done: Required[bool]
+
+
+def handler(order: Order, patch: Patch) -> None: ...
+'''
+
+
+def test_typeddict_qualifiers_hold_also_in_deferred_annotations(tmp_path):
+    """Python 3.11 counts a stringified NotRequired key as required; the schema must not."""
+    import importlib.util
+
+    from tooldeck._schema import param_schema
+
+    path = tmp_path / "qualified.py"
+    path.write_text(QUALIFIED_TYPEDDICTS)
+    spec = importlib.util.spec_from_file_location("qualified_typeddicts", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # as an import would: annotations evaluate in it
+    try:
+        spec.loader.exec_module(module)
+        order, patch = (param_schema(p) for p in infer_params(module.handler))
+    finally:
+        del sys.modules[spec.name]
+    assert order["required"] == ["id"]
+    assert order["properties"]["note"] == {"type": "string"}
+    assert patch["required"] == ["done"]
+    assert patch["properties"]["done"] == {"type": "boolean"}
