@@ -410,8 +410,15 @@ _AWAIT_OPS = frozenset(
 
 
 def _never_awaits(handler: Any) -> bool:
-    """Whether ``handler`` is a coroutine function with no await point anywhere in its code."""
+    """Whether ``handler`` is a coroutine function with no await point anywhere in its code.
+
+    A callable instance is judged by its class's ``__call__``.
+    """
     function = inspect.unwrap(getattr(handler, "__func__", handler))
+    if not inspect.isfunction(function) and not inspect.ismethod(function):
+        call = getattr(type(function), "__call__", None)  # noqa: B004 - callable instances
+        if inspect.isfunction(call):
+            function = inspect.unwrap(call)
     if not inspect.iscoroutinefunction(function):
         return False
     code = getattr(function, "__code__", None)
