@@ -144,8 +144,13 @@ def load(
     approve: ApprovalCallback | None = None,
     *,
     bundled: bool = True,
+    static: bool = False,
 ) -> Loaded:
-    """Build the registry from the command's manifests, config and flags."""
+    """Build the registry from the command's manifests, config and flags.
+
+    ``static`` resolves handler references from source and imports nothing
+    (``tooldeck lint --static``).
+    """
 
     from tooldeck._config import load_config
     from tooldeck._registry import ToolRegistry
@@ -161,6 +166,7 @@ def load(
         registry=registry,
         config=config,
         allowed_handlers=resolved.allow_handlers,
+        static=static,
     )
     return Loaded(registry, result, resolved)
 

@@ -35,22 +35,28 @@ def add_arguments(lint: argparse.ArgumentParser) -> None:
     )
     lint.add_argument("--format", choices=("text", "json", "github", "sarif"), default="text")
     lint.add_argument("--strict", action="store_true", help="warnings fail too")
+    lint.add_argument(
+        "--static",
+        action="store_true",
+        help="run nothing: read handler modules as source instead of importing them, and "
+        "start or contact no MCP server (for CI on pull requests)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
     from tooldeck._diagnostics import Severity
     from tooldeck.cli._reporters import get_reporter
-    from tooldeck.manifest._lint import lint, load_settings
+    from tooldeck.manifest._lint import apply_severity, lint, load_settings
     from tooldeck.manifest._lintsettings import settings_from
 
-    loaded = load(args, args.paths or None, bundled=False)
+    loaded = load(args, args.paths or None, bundled=False, static=args.static)
     project = loaded.resolved.project
     if project is not None:  # its settings file is read already
         settings, setting_problems = settings_from(project.lint, project.source)
     else:
         settings, setting_problems = load_settings()
     found: list[Diagnostic] = [*setting_problems]
-    found.extend(loaded.result.diagnostics)
+    found.extend(apply_severity(loaded.result.diagnostics, settings))
     found.extend(lint(loaded.result, loaded.registry, settings, live=_live(loaded, args)))
     reporter = get_reporter(args.format, secrets=loaded.registry.secrets)
     sys.stdout.write(reporter.render(found, files_checked=len(loaded.result.files)))
@@ -62,7 +68,7 @@ def _live(loaded: Any, args: argparse.Namespace) -> Mapping[str, LiveServer] | N
     """What the ``via: client`` MCP servers offer, for the live checks (None: not connected)."""
     from tooldeck.cli._attached import client_servers
 
-    if args.offline or not client_servers(loaded.registry):
+    if args.static or args.offline or not client_servers(loaded.registry):
         return None
     import asyncio
 

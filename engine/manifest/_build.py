@@ -34,7 +34,13 @@ from tooldeck._params import MISSING, ParamDescriptor
 from tooldeck._prepare import prepare_tool
 from tooldeck._prompts import PreparedPrompt, prepare_prompt
 from tooldeck.manifest._builduse import build_use
-from tooldeck.manifest._resolve import ResolveError, parse_duration, resolve_handler
+from tooldeck.manifest._resolve import (
+    STATIC_NOTES,
+    HandlerResolver,
+    ResolveError,
+    parse_duration,
+    resolve_handler,
+)
 from tooldeck.manifest._yamlsource import YamlDocument
 
 __all__ = ["Bundle", "build_bundle"]
@@ -92,6 +98,8 @@ class Bundle:
     prepared_tools: dict[str, PreparedTool] = field(default_factory=dict, repr=False)
     """Each good tool compiled once, by name: what the registry stores."""
     prepared_prompts: dict[str, PreparedPrompt] = field(default_factory=dict, repr=False)
+    handlers: dict[str, Callable[..., Any]] = field(default_factory=dict, repr=False)
+    """Handler references resolved while building, also for tools that then failed."""
 
 
 def build_bundle(
@@ -101,9 +109,15 @@ def build_bundle(
     allowed: Iterable[str],
     search_root: Mapping[str, Any],
     app_class: type | None,
+    resolver: HandlerResolver = resolve_handler,
 ) -> Bundle:
-    """Turn a document that passed the meta-schema into specs plus diagnostics."""
-    builder = _Builder(doc, tuple(allowed))
+    """Turn a document that passed the meta-schema into specs plus diagnostics.
+
+    ``resolver`` turns a handler reference into a callable: by default it
+    imports the module; ``tooldeck lint --static`` passes one that reads the
+    source instead (:class:`~tooldeck.manifest._staticresolve.StaticResolver`).
+    """
+    builder = _Builder(doc, tuple(allowed), resolver)
     bundle = Bundle(
         file=doc.file,
         name=str(data.get("bundle") or Path(doc.file).stem),
@@ -151,9 +165,12 @@ def _activation(
 
 
 class _Builder:
-    def __init__(self, doc: YamlDocument, allowed: tuple[str, ...]) -> None:
+    def __init__(
+        self, doc: YamlDocument, allowed: tuple[str, ...], resolver: HandlerResolver
+    ) -> None:
         self.doc = doc
         self.allowed = allowed
+        self.resolver = resolver
         self.bundle: Bundle
         self._reported: set[tuple[str, SourceLocation]] = set()
         self._handlers: dict[str, Callable[..., Any]] = {}
@@ -184,13 +201,32 @@ class _Builder:
 
     def handler(self, reference: str, path: Path_) -> Callable[..., Any] | None:
         found = self._handlers.get(reference)
-        if found is not None:
-            return found
-        try:
-            found = self._handlers[reference] = resolve_handler(reference, self.allowed)
-        except ResolveError as exc:  # not remembered: each entry naming it is reported
-            self.report((*path, "handler"), exc.code, exc.message)
-            return None
+        if found is None:
+            try:
+                found = self._handlers[reference] = self.resolver(reference, self.allowed)
+            except ResolveError as exc:  # not remembered: each entry naming it is reported
+                self.report((*path, "handler"), exc.code, exc.message)
+                return None
+            self.bundle.handlers[reference] = found
+        notes = getattr(found, STATIC_NOTES, None)
+        if notes is not None:  # resolved from source: say what only an import could tell
+            where = (*path, "handler")
+            if notes.needs_import:
+                self.report(
+                    where,
+                    "TD316",
+                    f"{reference} was checked from source, but only importing it could "
+                    f"resolve it faithfully: {'; '.join(notes.needs_import)}",
+                    severity=Severity.WARNING,
+                )
+            if notes.unjudged:
+                self.report(
+                    where,
+                    "TD317",
+                    f"static lint could not judge everything about {reference}: "
+                    f"{'; '.join(notes.unjudged)}",
+                    severity=Severity.INFO,
+                )
         return found
 
     def params(

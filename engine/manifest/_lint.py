@@ -25,10 +25,10 @@ from tooldeck.manifest._lintrules import (
     LiveServer,
     Rule,
 )
-from tooldeck.manifest._lintsettings import _LEVELS, load_settings
+from tooldeck.manifest._lintsettings import _LEVELS, STATIC_CODES, load_settings
 from tooldeck.manifest._manifests import LoadResult
 
-__all__ = ["RULES", "LintSettings", "LiveServer", "Rule", "lint", "load_settings"]
+__all__ = ["RULES", "LintSettings", "LiveServer", "Rule", "apply_severity", "lint", "load_settings"]
 
 
 def lint(
@@ -53,12 +53,14 @@ def lint(
 
 
 def apply_severity(diagnostics: Iterable[Diagnostic], settings: LintSettings) -> list[Diagnostic]:
+    """Re-level what the rules found (and TD316/TD317 from loading) as the settings say."""
     out = []
     for diagnostic in diagnostics:
         level = settings.severity.get(diagnostic.code)
-        if level == "off" and diagnostic.code in RULE_BY_CODE:
+        known = diagnostic.code in RULE_BY_CODE or diagnostic.code in STATIC_CODES
+        if level == "off" and known:
             continue
-        if level in _LEVELS and diagnostic.code in RULE_BY_CODE:
+        if level in _LEVELS and known:
             out.append(replace(diagnostic, severity=_LEVELS[level]))
         else:
             out.append(diagnostic)

@@ -9,8 +9,9 @@ Severities and thresholds are configurable in ``pyproject.toml``::
     [tool.tooldeck.lint.severity]
     TD402 = "off"                      # error | warning | info | off
 
-Only rule codes (TD4xx) and the provider-name warning TD120 can be
-re-levelled; problems that stop a file from loading are always errors.
+Only rule codes (TD4xx), the provider-name warning TD120 and what
+``lint --static`` could not settle (TD316, TD317) can be re-levelled;
+problems that stop a file from loading are always errors.
 
 Separate from the rules (:mod:`tooldeck.manifest._lintrules`) because it is
 file reading and validation of user settings, not manifest checking.
@@ -25,9 +26,11 @@ from typing import Any
 from tooldeck._diagnostics import Diagnostic, Severity
 from tooldeck.manifest._lintrules import RULE_BY_CODE, LintSettings
 
-__all__ = ["_LEVELS", "load_settings", "settings_from"]
+__all__ = ["STATIC_CODES", "_LEVELS", "load_settings", "settings_from"]
 
 _LEVELS = {"error": Severity.ERROR, "warning": Severity.WARNING, "info": Severity.INFO}
+STATIC_CODES = frozenset({"TD316", "TD317"})
+"""What ``lint --static`` could not settle without an import: re-levellable like the rules."""
 
 
 def load_settings(start: Path | None = None) -> tuple[LintSettings, list[Diagnostic]]:
@@ -96,11 +99,11 @@ def settings_from(raw: Any, path: Path) -> tuple[LintSettings, list[Diagnostic]]
         problems.append(problem("[tool.tooldeck.lint.severity] must be a table of CODE = level"))
         levels = {}
     for code, level in levels.items():
-        if code not in RULE_BY_CODE:
+        if code not in RULE_BY_CODE and code not in STATIC_CODES:
             problems.append(
                 problem(
                     f"[tool.tooldeck.lint.severity] {code} is not a lint rule; "
-                    f"rules: {', '.join(sorted(RULE_BY_CODE))}"
+                    f"rules: {', '.join(sorted({*RULE_BY_CODE, *STATIC_CODES}))}"
                 )
             )
         elif level not in (*_LEVELS, "off"):

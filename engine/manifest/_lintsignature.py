@@ -79,7 +79,9 @@ def check_signatures(ctx: Any) -> Iterator[Diagnostic]:
             else:
                 if reported is None:
                     reported = {(d.code, d.location) for d in result.diagnostics}
-                handler = _failed_tool_handler(entry, doc.locate((*path, "handler")), reported)
+                handler = _failed_tool_handler(
+                    entry, doc.locate((*path, "handler")), reported, bundle.handlers
+                )
             if handler is None:
                 continue
             signature = _signature(handler, signatures)
@@ -121,11 +123,14 @@ def _failed_tool_handler(
     entry: Mapping[str, Any],
     where: SourceLocation,
     reported: set[tuple[str, SourceLocation]],
+    resolved: Mapping[str, Callable[..., Any]],
 ) -> Callable[..., Any] | None:
     """The handler of a tool that did not build, if the loader resolved it (never a new import)."""
     reference = entry.get("handler")
     if not isinstance(reference, str) or ":" not in reference:
         return None
+    if reference in resolved:  # what the loader resolved, imported or read from source
+        return resolved[reference]
     if any(code.startswith("TD3") and location == where for code, location in reported):
         return None  # not allowed, not importable, not callable: the loader said so
     module = reference.partition(":")[0]

@@ -48,7 +48,7 @@ from tooldeck.manifest._loader import (
     load_file,
     register_config,
 )
-from tooldeck.manifest._resolve import DEFAULT_ALLOWED
+from tooldeck.manifest._resolve import DEFAULT_ALLOWED, HandlerResolver, resolve_handler
 from tooldeck.manifest._yamlsource import YamlDocument, read_yaml
 
 if TYPE_CHECKING:
@@ -72,6 +72,7 @@ class LiveManifests:
         app_class: type | None = None,
         environ: Mapping[str, str] | None = None,
         reload_handlers: bool = False,
+        static: bool = False,
     ) -> None:
         from tooldeck._config import Config, load_config
 
@@ -82,6 +83,12 @@ class LiveManifests:
         self.app_class = app_class
         self.environ = environ
         self.reload_handlers = reload_handlers
+        self.resolver: HandlerResolver = resolve_handler
+        """Imports handler modules; with ``static``, reads their source and imports nothing."""
+        if static:
+            from tooldeck.manifest._staticresolve import StaticResolver
+
+            self.resolver = StaticResolver()
         self._good: dict[str, Bundle] = {}
         self._errors: dict[str, tuple[Diagnostic, ...]] = {}
         self._modules: dict[str, set[str]] = {}
@@ -262,6 +269,7 @@ class LiveManifests:
                 allowed=self.allowed,
                 app_class=self.app_class,
                 environ=self.environ,
+                resolver=self.resolver,
             )
             self.documents[file] = doc
             if bundle is not None:

@@ -29,6 +29,7 @@ from tooldeck._registry import ToolRegistry
 from tooldeck.manifest._build import Bundle, build_bundle
 from tooldeck.manifest._interpolate import interpolate
 from tooldeck.manifest._metaschema import check_document
+from tooldeck.manifest._resolve import HandlerResolver, resolve_handler
 from tooldeck.manifest._yamlsource import YamlDocument, read_yaml
 
 if TYPE_CHECKING:
@@ -50,7 +51,13 @@ SUFFIXES = (".yaml", ".yml")
 
 
 def discover(paths: Iterable[str | Path]) -> tuple[list[Path], list[Diagnostic]]:
-    """Manifest files under ``paths``: files as given, folders searched for *.yaml/*.yml."""
+    """Manifest files under ``paths``: files as given, folders searched for *.yaml/*.yml.
+
+    A file in a folder that is a symlink to somewhere outside the folder is
+    not read (TD200): a pull request could otherwise point ``manifests/x.yaml``
+    at a file on the CI machine and have its text quoted in diagnostics. A
+    file named on its own is read wherever it points.
+    """
     files: list[Path] = []
     problems: list[Diagnostic] = []
     for raw in paths:
@@ -65,8 +72,22 @@ def discover(paths: Iterable[str | Path]) -> tuple[list[Path], list[Diagnostic]]
             )
             if not found:
                 problems.append(_nowhere("TD200", f"no *.yaml or *.yml manifests in {path}", path))
-            files.extend(found)
-        elif path.is_file():
+            boundary = path.resolve()
+            for file in found:
+                target = file.resolve()
+                if target.is_relative_to(boundary):
+                    files.append(file)
+                    continue
+                problems.append(
+                    _nowhere(
+                        "TD200",
+                        f"{file} is a link to {target}, outside {path}; not read (name it "
+                        "with -m to read it anyway)",
+                        file,
+                    )
+                )
+            continue
+        if path.is_file():
             files.append(path)
         else:
             problems.append(_nowhere("TD200", f"no such file or directory: {path}", path))
@@ -86,6 +107,7 @@ def load_file(
     allowed: Sequence[str],
     app_class: type | None = None,
     environ: Mapping[str, str] | None = None,
+    resolver: HandlerResolver = resolve_handler,
 ) -> tuple[YamlDocument, Bundle | None]:
     """Parse and build one file (no registration); problems are in the bundle/doc.
 
@@ -104,6 +126,7 @@ def load_file(
             allowed=allowed,
             app_class=app_class,
             environ=environ,
+            resolver=resolver,
         )
     except BaseException as exc:
         if not contained(exc):
@@ -147,6 +170,7 @@ def _load_file(
     allowed: Sequence[str],
     app_class: type | None,
     environ: Mapping[str, str] | None,
+    resolver: HandlerResolver,
 ) -> tuple[YamlDocument, Bundle | None]:
     """The steps of :func:`load_file`: read, check, interpolate, build."""
     doc = read_yaml(path)
@@ -189,6 +213,7 @@ def _load_file(
         allowed=allowed,
         search_root=config.search_root(),
         app_class=app_class,
+        resolver=resolver,
     )
     return doc, bundle
 

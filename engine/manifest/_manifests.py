@@ -66,6 +66,7 @@ def load_manifests(
     register: bool = True,
     environ: Mapping[str, str] | None = None,
     project_dir: str | Path | None = None,
+    static: bool = False,
 ) -> tuple[ToolRegistry, LoadResult]:
     """Load manifests into ``registry`` (a new one when None) and report what happened.
 
@@ -73,6 +74,10 @@ def load_manifests(
     ``app_class`` decides ``supported_for``; ``register=False`` only checks.
     ``project_dir`` is for the new registry (as :func:`from_manifests` takes
     it); passing it with a ``registry`` of another project dir is an error.
+    ``static=True`` imports no handler module: references are resolved from
+    the modules' source (what ``tooldeck lint --static`` does), the tools get
+    stand-ins that cannot be called, and what only an import could tell is
+    reported as TD316/TD317.
     This is :meth:`LiveManifests.load` once, with the outcome as a
     :class:`LoadResult`: the same rules whether manifests load once or live.
     """
@@ -95,6 +100,7 @@ def load_manifests(
         allowed_handlers=allowed_handlers,
         app_class=app_class,
         environ=environ,
+        static=static,
     )
     paused = gc.isenabled()
     gc.disable()  # a load builds many long-lived objects; collecting midway only costs time

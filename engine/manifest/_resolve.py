@@ -47,9 +47,17 @@ import inspect
 import re
 import types
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, TypeAlias
 
-__all__ = ["DEFAULT_ALLOWED", "ResolveError", "is_allowed", "parse_duration", "resolve_handler"]
+__all__ = [
+    "DEFAULT_ALLOWED",
+    "STATIC_NOTES",
+    "HandlerResolver",
+    "ResolveError",
+    "is_allowed",
+    "parse_duration",
+    "resolve_handler",
+]
 
 DEFAULT_ALLOWED: tuple[str, ...] = ("tooldeck.handlers",)
 
@@ -69,6 +77,13 @@ _C_CALLABLES = (
     types.ClassMethodDescriptorType,
 )
 """Callables implemented in C: never defined by a Python handler module."""
+
+STATIC_NOTES = "__tooldeck_static__"
+"""Attribute of a stand-in resolved from source: what only an import could tell."""
+
+HandlerResolver: TypeAlias = Callable[[str, Iterable[str]], Callable[..., Any]]
+"""``(reference, allowed prefixes) -> callable``, raising :class:`ResolveError`: importing
+(:func:`resolve_handler`) or reading source (``--static``)."""
 _TYPE_MODULE: Any = type.__dict__["__module__"]
 
 

@@ -1,0 +1,307 @@
+"""Annotations read from source into the typing objects inference and TD411 understand.
+
+``tooldeck lint --static`` imports nothing, so a handler's annotations are
+rebuilt from their text: builtins and the standard library's typing
+vocabulary map to the real objects (importing the standard library runs no
+project code), and the classes a project defines are rebuilt from their
+class bodies through the standard library's functional forms (``Enum(name,
+members)``, ``TypedDict(name, fields)``, ``make_dataclass``), which run no
+code of the project either. A pydantic model becomes a dataclass with the
+same fields, defaults and descriptions. What cannot be rebuilt this way (a
+class from an installed package, a computed alias) is treated as ``Any`` and
+noted, so lint says which checks it could not make.
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import enum
+import importlib
+import typing
+from typing import Any
+
+from tooldeck.manifest._staticclasses import rebuild_class
+from tooldeck.manifest._staticmarkers import (
+    NAMEDTUPLE,
+    NEWTYPE,
+    PYDANTIC_FIELD,
+    PYDANTIC_MODEL,
+    RUNTIME,
+    TYPEDDICT,
+    Unknown,
+)
+from tooldeck.manifest._staticsource import SourceModule, StaticProblem
+from tooldeck.manifest._staticvalues import ClassDef, is_installed_module
+
+__all__ = ["TypeReader"]
+
+_MAX_DEPTH = 40
+"""Nested annotations and aliases read before one counts as unknown."""
+_MAX_FORWARD_REF = 2000
+"""Characters of a string annotation parsed as an expression."""
+
+
+_STDLIB = {
+    "typing": (
+        "Any Optional Union List Dict Tuple Set FrozenSet Sequence MutableSequence Mapping "
+        "MutableMapping Iterable Collection AbstractSet Literal Annotated Required NotRequired "
+        "ClassVar Final"
+    ),
+    "collections.abc": (
+        "Sequence MutableSequence Mapping MutableMapping Iterable Collection Set MutableSet"
+    ),
+    "datetime": "date datetime time timedelta",
+    "uuid": "UUID",
+    "decimal": "Decimal",
+    "pathlib": "Path PurePath PosixPath PurePosixPath WindowsPath PureWindowsPath",
+    "enum": "Enum IntEnum StrEnum Flag IntFlag auto",
+    "dataclasses": "dataclass field",
+    "builtins": "int float str bool bytes bytearray complex list dict tuple set frozenset object",
+}
+_MARKERS: dict[tuple[str, str], object] = {
+    ("pydantic", "BaseModel"): PYDANTIC_MODEL,
+    ("pydantic.main", "BaseModel"): PYDANTIC_MODEL,
+    ("pydantic", "Field"): PYDANTIC_FIELD,
+    ("pydantic.fields", "Field"): PYDANTIC_FIELD,
+    ("typing", "TypedDict"): TYPEDDICT,
+    ("typing", "NamedTuple"): NAMEDTUPLE,
+    ("typing", "NewType"): NEWTYPE,
+}
+
+
+def _known(module: str, name: str) -> object | None:
+    """The object a standard-library (or typing_extensions) name stands for, if known."""
+    if module == "typing_extensions":
+        module = "typing"
+    marker = _MARKERS.get((module, name))
+    if marker is not None:
+        return marker
+    if module in ("tooldeck", "tooldeck._calltypes") and name == "ToolContext":
+        from tooldeck._calltypes import ToolContext
+
+        return ToolContext
+    if module == "builtins" and name == "None":
+        return None
+    names = _STDLIB.get(module)
+    if names is None or name not in names.split():
+        return None
+    found: object = getattr(importlib.import_module(module), name)
+    return found
+
+
+class TypeReader:
+    """Rebuilds annotations of one handler's module; ``notes`` says what it could not."""
+
+    def __init__(self, walker: Any) -> None:
+        self.walker = walker
+        self.notes: list[str] = []
+        self._classes: dict[int, Any] = {}
+        self._building: set[int] = set()
+
+    # ----------------------------------------------------------------- public
+    def annotation(self, node: ast.expr | None, module: SourceModule, where: str) -> Any:
+        """The typing object ``node`` stands for; ``inspect.Parameter.empty`` when absent."""
+        import inspect
+
+        if node is None:
+            return inspect.Parameter.empty
+        try:
+            return self._eval(node, module, 0)
+        except Unknown as exc:
+            self.notes.append(
+                f"the annotation `{ast.unparse(node)[:80]}` of {where} was not judged: {exc} "
+                "(static lint imports nothing), so it is treated as any value"
+            )
+            return Any
+
+    def value(self, node: ast.expr | None, module: SourceModule) -> Any:
+        """A default's value when it is a literal or a module constant, else a marker."""
+        if node is None:
+            return dataclasses.MISSING
+        try:
+            return ast.literal_eval(node)
+        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+            pass
+        if isinstance(node, ast.Name):
+            binding = module.bindings.get(node.id)
+            if binding is not None and binding.kind == "value" and not binding.conditional:
+                assert isinstance(binding.node, ast.expr)
+                try:
+                    return ast.literal_eval(binding.node)
+                except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+                    pass
+        if isinstance(node, ast.Attribute):  # Color.RED: a member of an enum read from source
+            try:
+                owner = self._eval(node.value, module, 0)
+            except Unknown:
+                return RUNTIME
+            if isinstance(owner, type) and issubclass(owner, enum.Enum):
+                return owner.__members__.get(node.attr, RUNTIME)
+        return RUNTIME
+
+    def synthesize(self, cls: Any) -> Any:
+        """The class a :class:`~tooldeck.manifest._staticvalues.ClassDef` rebuilds to."""
+        try:
+            return self._class(cls, 0)
+        except Unknown as exc:
+            self.notes.append(f"class {cls.qualname!r} was not rebuilt: {exc}")
+            return None
+
+    # ------------------------------------------------------------- evaluation
+    def _eval(self, node: ast.expr, module: SourceModule, depth: int) -> Any:
+        if depth > _MAX_DEPTH:
+            raise Unknown("it nests too deep")
+        if isinstance(node, ast.Constant):
+            if node.value is None or node.value is Ellipsis:
+                return node.value
+            if isinstance(node.value, str):
+                return self._forward(node.value, module, depth)
+            raise Unknown(f"{node.value!r} is not a type")
+        if isinstance(node, ast.Name | ast.Attribute):
+            found = self._name(node, module, depth)
+            if found in (TYPEDDICT, NAMEDTUPLE, NEWTYPE, PYDANTIC_MODEL, PYDANTIC_FIELD):
+                raise Unknown(f"{ast.unparse(node)} is not a type by itself")
+            return found
+        if isinstance(node, ast.Subscript):
+            return self._subscript(node, module, depth)
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+            left = self._eval(node.left, module, depth + 1)
+            right = self._eval(node.right, module, depth + 1)
+            try:
+                return left | right
+            except TypeError:
+                return typing.Union[left, right]  # noqa: UP007 - rebuilding a runtime union
+        raise Unknown(f"`{ast.unparse(node)[:60]}` is computed")
+
+    def _forward(self, text: str, module: SourceModule, depth: int) -> Any:
+        if len(text) > _MAX_FORWARD_REF:
+            raise Unknown("the string annotation is too long")
+        try:
+            parsed = ast.parse(text.strip(), mode="eval")
+        except (SyntaxError, ValueError, MemoryError, RecursionError):
+            raise Unknown(f"{text[:60]!r} is not an expression") from None
+        return self._eval(parsed.body, module, depth + 1)
+
+    def _subscript(self, node: ast.Subscript, module: SourceModule, depth: int) -> Any:
+        base = self._eval(node.value, module, depth + 1)
+        parts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        if base is typing.Literal:
+            values = []
+            for part in parts:
+                value = self.value(part, module)
+                if value is RUNTIME or value is dataclasses.MISSING:
+                    raise Unknown(f"Literal value `{ast.unparse(part)[:40]}` is computed")
+                values.append(value)
+            return typing.Literal[tuple(values)]
+        if base is typing.Annotated:
+            inner = self._eval(parts[0], module, depth + 1)
+            texts = [t for t in (self._description(p, module) for p in parts[1:]) if t]
+            return typing.Annotated[(inner, *texts)] if texts else inner
+        args = [self._eval(part, module, depth + 1) for part in parts]
+        try:
+            return base[tuple(args)] if len(args) > 1 else base[args[0]]
+        except TypeError as exc:
+            raise Unknown(f"`{ast.unparse(node)[:60]}` is not a valid type ({exc})") from None
+
+    def _description(self, node: ast.expr, module: SourceModule) -> str | None:
+        """``Annotated`` metadata that describes: a string or pydantic's ``Field(description=)``."""
+        if isinstance(node, ast.Constant):
+            return node.value if isinstance(node.value, str) else None
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name | ast.Attribute):
+            try:
+                called = self._name(node.func, module, 0)
+            except Unknown:
+                return None
+            if called is PYDANTIC_FIELD:
+                for keyword in node.keywords:
+                    value = keyword.value
+                    if keyword.arg == "description" and isinstance(value, ast.Constant):
+                        return value.value if isinstance(value.value, str) else None
+        return None
+
+    def _name(self, node: ast.Name | ast.Attribute, module: SourceModule, depth: int) -> Any:
+        """A name in ``module`` (or a dotted name through an import) as a typing object."""
+        if isinstance(node, ast.Attribute):
+            owner = node.value
+            if isinstance(owner, ast.Name | ast.Attribute):
+                dotted = ast.unparse(owner)
+                target = self._module_of(dotted, module)
+                if target is not None:
+                    return self._in_module(target, node.attr, depth)
+                owner_type = self._eval(owner, module, depth + 1)
+                if isinstance(owner_type, type) and issubclass(owner_type, enum.Enum):
+                    member = owner_type.__members__.get(node.attr)
+                    if member is not None:
+                        return typing.Literal[member]
+            raise Unknown(f"`{ast.unparse(node)[:60]}` is computed")
+        binding = module.bindings.get(node.id)
+        if binding is None:
+            for star, _line in reversed(module.star_imports):
+                try:
+                    return self._in_module(star, node.id, depth)
+                except Unknown:
+                    continue
+            known = _known("builtins", node.id)
+            if known is not None or node.id == "None":
+                return known
+            raise Unknown(f"{node.id!r} is not defined in {module.name}")
+        if binding.kind == "from":
+            return self._in_module(binding.target, binding.name, depth)
+        if binding.kind == "class":
+            assert isinstance(binding.node, ast.ClassDef)
+            return self._class(ClassDef(module, binding.node, node.id), depth)
+        if binding.kind == "value":
+            assert isinstance(binding.node, ast.expr)
+            return self._alias(node.id, binding.node, module, depth)
+        raise Unknown(f"{node.id!r} is bound at run time")
+
+    def _alias(self, name: str, value: ast.expr, module: SourceModule, depth: int) -> Any:
+        """``UserId = int``, ``Color = Literal[...]``, ``UserId = NewType("UserId", int)``."""
+        if isinstance(value, ast.Call) and isinstance(value.func, ast.Name | ast.Attribute):
+            called = self._name(value.func, module, depth + 1)
+            if called is NEWTYPE and len(value.args) == 2:
+                return typing.NewType(name, self._eval(value.args[1], module, depth + 1))
+            raise Unknown(f"{name!r} is made by a call")
+        return self._eval(value, module, depth + 1)
+
+    def _module_of(self, dotted: str, module: SourceModule) -> str | None:
+        """The module an ``import``-bound dotted name refers to (``t`` -> ``typing``)."""
+        head, _, rest = dotted.partition(".")
+        binding = module.bindings.get(head)
+        if binding is None or binding.kind != "import":
+            if binding is not None and binding.kind == "from":
+                candidate = f"{binding.target}.{binding.name}"
+                if self.walker.index.is_package_module(candidate) or candidate in _STDLIB:
+                    return f"{candidate}.{rest}" if rest else candidate
+            return None
+        return f"{binding.target}.{rest}" if rest else binding.target
+
+    def _in_module(self, module_name: str, name: str, depth: int) -> Any:
+        known = _known(module_name, name)
+        if known is not None or (module_name == "builtins" and name == "None"):
+            return known
+        try:
+            source = self.walker.module(module_name)
+        except StaticProblem as problem:
+            raise Unknown(f"{module_name}.{name}: {problem.message}") from None
+        if is_installed_module(source) and not self.walker.follow(module_name):
+            raise Unknown(f"{module_name}.{name} comes from an installed package")
+        return self._name(ast.Name(id=name, ctx=ast.Load()), source, depth + 1)
+
+    # ---------------------------------------------------------------- classes
+    def _class(self, cls: Any, depth: int) -> Any:
+        key = id(cls.node)
+        if key in self._classes:
+            return self._classes[key]
+        if key in self._building:
+            return cls.node.name  # a recursive reference: a forward reference, as Python has
+        self._building.add(key)
+        try:
+            built = self._classes[key] = self._rebuild(cls, depth + 1)
+        finally:
+            self._building.discard(key)
+        return built
+
+    def _rebuild(self, cls: Any, depth: int) -> Any:
+        return rebuild_class(self, cls, depth)
