@@ -17,7 +17,12 @@ replaces ``allow_handlers``, ``--project-dir`` and ``--config`` replace theirs.
     min_description_length = 20
 
 A problem in the settings is a located TD240 diagnostic; the command then
-stops with exit code 2 rather than guess.
+stops with exit code 2 rather than guess. Settings live in the repository,
+which a pull request edits, so ``manifests``, ``project_dir`` and
+``config`` must resolve (after symlinks) inside the folder of the file that
+sets them: ``project_dir = "/"`` would otherwise open the whole disk to the
+file tools, and a ``config`` symlinked to a file outside would be read and
+echoed in diagnostics. A flag on the command line may still point anywhere.
 """
 
 from __future__ import annotations
@@ -112,6 +117,27 @@ def _settings(path: Path, table: dict[str, Any] | Diagnostic | None) -> ProjectS
             )
         )
 
+    def inside(key: str, value: str) -> Path | None:
+        """``root / value``, unless it resolves (after symlinks) outside ``root``."""
+        where = root / value
+        try:
+            resolved, boundary = where.resolve(), root.resolve()
+        except (OSError, RuntimeError) as exc:  # a symlink loop
+            problems.append(_problem(path, f"{key} {value!r} cannot be resolved: {exc}", key))
+            return None
+        if not resolved.is_relative_to(boundary):
+            problems.append(
+                _problem(
+                    path,
+                    f"{key} {value!r} resolves to {resolved}, outside {boundary} (the folder "
+                    f"of {path.name}); settings in a repository cannot point outside it, pass "
+                    f"--{key.replace('_', '-')} on the command line for that",
+                    key,
+                )
+            )
+            return None
+        return where
+
     def paths(key: str) -> tuple[Path, ...]:
         value = table.get(key, [])
         if isinstance(value, str):
@@ -119,7 +145,8 @@ def _settings(path: Path, table: dict[str, Any] | Diagnostic | None) -> ProjectS
         if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
             problems.append(_problem(path, f"{key} must be a list of paths", key))
             return ()
-        return tuple(root / v for v in value)
+        found = [inside(key, v) for v in value]
+        return tuple(p for p in found if p is not None)
 
     def one_path(key: str) -> Path | None:
         value = table.get(key)
@@ -128,7 +155,7 @@ def _settings(path: Path, table: dict[str, Any] | Diagnostic | None) -> ProjectS
         if not isinstance(value, str) or not value:
             problems.append(_problem(path, f"{key} must be a path", key))
             return None
-        return root / value
+        return inside(key, value)
 
     handlers = table.get("allow_handlers", [])
     if isinstance(handlers, str):
