@@ -60,6 +60,10 @@ _TRANSPARENT_DECORATORS = frozenset(
 _COMPUTED = frozenset({("builtins", "property"), ("functools", "cached_property")})
 
 
+_BUILTIN_DATA = frozenset(
+    "frozenset set list dict tuple str int float bool bytes bytearray complex range".split()
+)
+"""Builtins whose call makes plain data."""
 _OPERATIONS = (ast.BinOp, ast.UnaryOp, ast.BoolOp, ast.Compare)
 _CONSTANT_PARTS = (ast.Constant, ast.operator, ast.unaryop, ast.boolop, ast.cmpop, *_OPERATIONS)
 """What an expression of constants is made of (``200 * 1024``): data, never a handler."""
@@ -259,6 +263,8 @@ class Walker:
             shown = ast.unparse(node.func)[:60]
             why = f"made at run time by calling {shown} (line {node.lineno})"
             if isinstance(called, External):
+                if called.module == "builtins" and called.name in _BUILTIN_DATA:
+                    return Data(called.name)  # frozenset({...}): a value, never callable
                 if (called.module, called.name) == ("functools", "partial") and node.args:
                     wrapped = self.expression(module, node.args[0], scope)
                     if isinstance(wrapped, External | Missing | ModuleRef | Data):

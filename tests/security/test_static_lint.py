@@ -392,3 +392,28 @@ def test_static_lint_of_the_bundled_manifests_imports_no_handler_module(tmp_path
         check=False,
     )
     assert done.stdout.split()[-2:] == ["0", "False"], done.stdout + done.stderr
+
+
+FIXTURES = sorted((ROOT / "tests" / "fixtures" / "manifests").rglob("*.yaml")) + sorted(
+    (ROOT / "manifests").glob("*.yaml")
+)
+
+
+def _verdicts(done) -> tuple[int, list[tuple[str, int, int]]]:
+    import json
+
+    report = json.loads(done.stdout)
+    found = [
+        (d["code"], d["line"], d["column"])
+        for d in report["diagnostics"]
+        if d["code"] not in ("TD316", "TD317")
+    ]
+    return done.exit_code, sorted(found)
+
+
+@pytest.mark.parametrize("manifest", FIXTURES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_static_and_import_based_lint_agree_on_every_fixture(run_line, manifest: Path):
+    common = ("--format", "json", "--allow-handlers", "tests", "-m", manifest)
+    imported = run_line("lint", "--offline", *common)
+    static = run_line("lint", "--static", *common)
+    assert _verdicts(static) == _verdicts(imported)
