@@ -162,7 +162,7 @@ def test_snake_case_names():
     assert snake_case("getV2Data") == "get_v2_data"
 
 
-QUALIFIED_TYPEDDICTS = '''
+QUALIFIED_TYPEDDICTS = """
 from __future__ import annotations
 
 from typing import NotRequired, Required, TypedDict
@@ -179,7 +179,7 @@ class Patch(TypedDict, total=False):
 
 
 def handler(order: Order, patch: Patch) -> None: ...
-'''
+"""
 
 
 def test_typeddict_qualifiers_hold_also_in_deferred_annotations(tmp_path):
