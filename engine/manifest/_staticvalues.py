@@ -61,7 +61,21 @@ _COMPUTED = frozenset({("builtins", "property"), ("functools", "cached_property"
 
 
 _BUILTIN_DATA = frozenset(
-    ["frozenset", "set", "list", "dict", "tuple", "str", "int", "float", "bool", "bytes", "bytearray", "complex", "range"]
+    [
+        "frozenset",
+        "set",
+        "list",
+        "dict",
+        "tuple",
+        "str",
+        "int",
+        "float",
+        "bool",
+        "bytes",
+        "bytearray",
+        "complex",
+        "range",
+    ]
 )
 """Builtins whose call makes plain data."""
 _OPERATIONS = (ast.BinOp, ast.UnaryOp, ast.BoolOp, ast.Compare)
