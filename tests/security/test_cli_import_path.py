@@ -94,3 +94,29 @@ def test_python_dash_m_does_not_let_local_modules_shadow_installed_ones(tmp_path
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "the real notes"
+
+
+def test_a_local_tooldeck_folder_runs_under_python_dash_m_but_not_the_command(
+    tmp_path: Path, run_cli
+):
+    """A stated limit (README, security model): Python resolves ``-m`` before tooldeck runs."""
+    import subprocess
+    import sys
+
+    local = tmp_path / "tooldeck"
+    local.mkdir()
+    (local / "__init__.py").write_text("")
+    (local / "__main__.py").write_text("print('the local folder ran')\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "tooldeck", "schema"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.stdout.strip() == "the local folder ran"
+    command = run_cli("schema", cwd=tmp_path)
+    assert command.returncode == 0
+    assert "the local folder ran" not in command.stdout
+    assert '"$schema"' in command.stdout
