@@ -44,7 +44,7 @@ if TYPE_CHECKING:
 __all__ = ["add_arguments", "run"]
 
 SHOWN_CHARS = 2000
-"""A tool result longer than this is cut on standard error (the model gets all of it)."""
+"""Arguments or a result longer than this are cut on standard error (the model gets all)."""
 
 
 def add_arguments(chat: argparse.ArgumentParser) -> None:
@@ -201,14 +201,27 @@ def _questions() -> Iterator[str]:
 
 
 def _shower(redact: Callable[[str], str]) -> Callable[[LoopCall], None]:
-    """What prints each call and its result on standard error."""
+    """What prints each call and its result on standard error.
+
+    ``-> name arguments`` then ``<- result``: the arguments and the result are
+    redacted, then cut at :data:`SHOWN_CHARS` and their further lines
+    indented, so neither can pass for a line of its own; the name the model
+    sent is kept to one line.
+    """
+    from tooldeck.cli._terminal import one_line
 
     def show(call: LoopCall) -> None:
-        text = call.result.text
-        if len(text) > SHOWN_CHARS:
-            text = f"{text[:SHOWN_CHARS]}... ({len(text) - SHOWN_CHARS} more characters)"
-        result = text.replace("\n", "\n   ")
-        sys.stderr.write(redact(f"-> {call.name} {call.arguments}\n<- {result}\n"))
+        name = one_line(redact(call.name))
+        arguments = _shown(redact(call.arguments))
+        result = _shown(redact(call.result.text))
+        sys.stderr.write(f"-> {name} {arguments}\n<- {result}\n")
         sys.stderr.flush()
 
     return show
+
+
+def _shown(text: str) -> str:
+    """``text`` cut at :data:`SHOWN_CHARS` (saying how much more there was), lines indented."""
+    if len(text) > SHOWN_CHARS:
+        text = f"{text[:SHOWN_CHARS]}... ({len(text) - SHOWN_CHARS} more characters)"
+    return text.replace("\n", "\n   ")
