@@ -92,6 +92,8 @@ def add_arguments(chat: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    import os
+
     from tooldeck.cli._attached import with_attached
     from tooldeck.cli._call_cmd import TerminalApprover
 
@@ -103,6 +105,8 @@ def run(args: argparse.Namespace) -> int:
     terminal.redact = registry.secrets.redact
     failed = report_errors(loaded)
     client = _client()
+    if os.environ.get("OPENAI_API_KEY"):  # the environment's key: never printed, as any secret
+        registry.secrets.add(client.api_key)
     with client, registry:  # connections and worker threads end with the command
         ok = with_attached(registry, args, lambda _: _converse(client, registry, args))
     return EXIT_OK if ok and not failed else EXIT_PROBLEM
@@ -130,6 +134,7 @@ def _converse(client: Any, registry: ToolRegistry, args: argparse.Namespace) -> 
     import openai
 
     from tooldeck._errors import ExportError
+    from tooldeck._secrets import mask_tokens
     from tooldeck.providers._loop import MaxTurnsExceeded
     from tooldeck.providers._loop_run import run as run_loop
 
@@ -147,7 +152,10 @@ def _converse(client: Any, registry: ToolRegistry, args: argparse.Namespace) -> 
             warned.add(message)
             sys.stderr.write(f"tooldeck: warning: {message}\n")
 
-    show = _shower(registry.secrets.redact)
+    def redact(text: str) -> str:
+        return mask_tokens(registry.secrets.redact(text))
+
+    show = _shower(redact)
     ok = True
     questions = [args.question] if args.question is not None else _questions()
     for question in questions:
@@ -176,12 +184,12 @@ def _converse(client: Any, registry: ToolRegistry, args: argparse.Namespace) -> 
                 raise UsageError(f"chat: {exc}") from None
             sys.stderr.write(f"tooldeck: cannot send the tools: {exc}\n")
             return False
-        except openai.OpenAIError as exc:
-            sys.stderr.write(f"tooldeck: the model request failed: {exc}\n")
+        except openai.OpenAIError as exc:  # its text may quote the request's Authorization
+            sys.stderr.write(redact(f"tooldeck: the model request failed: {exc}") + "\n")
             ok = False
             continue
         transcript = result.transcript
-        sys.stdout.write(result.text + "\n")
+        sys.stdout.write(redact(result.text) + "\n")
         sys.stdout.flush()
     return ok
 

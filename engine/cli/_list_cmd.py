@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     import argparse
     from typing import Any
 
+    from tooldeck._model import McpServerSpec
     from tooldeck._registry import ToolRegistry
     from tooldeck.mcp._attach import McpAttachment
 
@@ -80,7 +81,7 @@ def _listing(
         {
             "name": s.name,
             "via": s.via,
-            "url": s.url,
+            "url": _shown_url(s),
             "command": list(s.command or []),
             "description": s.description,
             "source": _source(s.origin),
@@ -124,6 +125,13 @@ def _listing(
         if not bundle.active
     ]
     return listing
+
+
+def _shown_url(server: McpServerSpec) -> str | None:
+    """The server's url with its password and query values as ``***``, as its errors show it."""
+    from tooldeck._secrets import server_credentials
+
+    return None if server.url is None else server_credentials(server).redact(server.url)
 
 
 def _status(health: Any, via: str | None, connected: bool) -> dict[str, Any] | None:
