@@ -61,7 +61,7 @@ def _character(char: str) -> str:
     elif code < 0x20 or 0x7F <= code <= 0x9F:
         kind = "control character"
     else:
-        kind = "invisible character"
+        return f"an invisible character (U+{code:04X})"
     return f"a {kind} (U+{code:04X})"
 
 

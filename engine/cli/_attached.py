@@ -82,12 +82,12 @@ def report_health(attachment: McpAttachment) -> None:
     What the server said is kept to one line each (:func:`one_line`): a line
     break in it must not look like another line of tooldeck's.
     """
-    from tooldeck.cli._terminal import one_line
+    from tooldeck.cli._terminal import one_line, quoted
 
     redact = attachment.registry.secrets.redact
 
     def say(name: str, text: str) -> None:
-        sys.stderr.write(one_line(redact(f"tooldeck: MCP server {name!r}: {text}")) + "\n")
+        sys.stderr.write(one_line(redact(f"tooldeck: MCP server {quoted(name)}: {text}")) + "\n")
 
     for name, health in attachment.health().items():
         if health.error is not None:
@@ -95,10 +95,10 @@ def report_health(attachment: McpAttachment) -> None:
         for shadowed in health.shadowed:
             say(
                 name,
-                f"tool {shadowed!r} is shadowed by another tool of that name; "
+                f"tool {quoted(shadowed)} is shadowed by another tool of that name; "
                 "the server's tool is left out",
             )
         for skipped, why in zip(health.skipped, health.skipped_reasons, strict=False):
-            say(name, f"tool {skipped!r} is left out: {why}")
+            say(name, f"tool {quoted(skipped)} is left out: {why}")
         for line in health.unresolved:
             say(name, f"left out {line}")

@@ -53,7 +53,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
     from typing import TextIO
 
-__all__ = ["EscapingWriter", "escape_streams", "one_line", "printable"]
+__all__ = ["EscapingWriter", "escape_streams", "one_line", "printable", "quoted"]
 
 _patterns: dict[bool, re.Pattern[str]] = {}
 
@@ -89,6 +89,15 @@ def one_line(text: str) -> str:
     """:func:`printable`, with newlines escaped too: for a field that is one line of output."""
     pattern = _pattern(False)
     return text if pattern.search(text) is None else pattern.sub(_escape, text)
+
+
+def quoted(text: str) -> str:
+    """``text`` in single quotes on one line, as the CLI's messages quote a name.
+
+    For a name anyone may choose (an attached server's, a model's): the same
+    escapes as everything else, where ``repr()`` would write ``\\x1b``.
+    """
+    return f"'{one_line(text)}'"
 
 
 class EscapingWriter:
