@@ -163,9 +163,9 @@ def escape_streams(*, stdout: bool = True) -> Callable[[], None]:
     """
     saved = sys.stdout, sys.stderr
     if stdout and not isinstance(sys.stdout, EscapingWriter):
-        sys.stdout = EscapingWriter(sys.stdout)  # type: ignore[assignment]
+        sys.stdout = EscapingWriter(sys.stdout)
     if not isinstance(sys.stderr, EscapingWriter):
-        sys.stderr = EscapingWriter(sys.stderr)  # type: ignore[assignment]
+        sys.stderr = EscapingWriter(sys.stderr)
 
     def restore() -> None:
         sys.stdout, sys.stderr = saved
