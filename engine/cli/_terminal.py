@@ -25,10 +25,11 @@ not hold, minus newline and tab): C0 but ``\\n``, ``\\t`` and the ``\\r`` of a
 ``\\r\\n``, DEL, C1, U+2028/U+2029, the bidi embeddings, overrides and
 isolates. Newlines and tabs stay: they are the CLI's own layout, and a result
 or description that has lines keeps them, each escaped; a carriage return
-right before a newline ends a line as the newline would, while one alone would
-go back over the line and hide what it holds. A field that must stay on one line (a name a
-model sent, a diagnostic message) goes through :func:`one_line`, which also
-escapes ``\\n``.
+right before a newline ends a line as the newline would, while one alone
+would go back over the line and hide what it holds. A field that must stay on
+one line (a name a model sent, a diagnostic message) goes through
+:func:`one_line`, which also escapes ``\\n``; a name the CLI quotes in its
+own messages goes through :func:`quoted`.
 
 **Where**: :func:`escape_streams` puts :class:`EscapingWriter` in front of
 standard output and error for the whole of a command
