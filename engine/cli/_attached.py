@@ -98,7 +98,9 @@ def report_health(attachment: McpAttachment) -> None:
                 f"tool {quoted(shadowed)} is shadowed by another tool of that name; "
                 "the server's tool is left out",
             )
-        for skipped, why in zip(health.skipped, health.skipped_reasons, strict=False):
+        reasons = dict(zip(health.skipped, health.skipped_reasons, strict=False))
+        for skipped in health.skipped:
+            why = reasons.get(skipped, "it cannot be registered")
             say(name, f"tool {quoted(skipped)} is left out: {why}")
         for line in health.unresolved:
             say(name, f"left out {line}")
