@@ -25,6 +25,7 @@ from tooldeck._jsonparse import (
     parse_json,
     value_problem,
 )
+from tooldeck._names import name_problem
 from tooldeck._policies import WorkerPool
 from tooldeck._portal import arun_on, run_on
 from tooldeck._regex import clip
@@ -73,10 +74,19 @@ def error_result(
 
 
 def unknown_tool(name: str, available: Iterable[str], call_id: str) -> ToolResult:
-    """The seed blog's "tool X does not exist; available: ..." with close matches first."""
+    """The seed blog's "tool X does not exist; available: ..." with close matches first.
+
+    A name no tool can have (a control character, a line break, a bidi
+    control: :func:`~tooldeck._names.name_problem`) is not quoted back: the
+    message says what is wrong with it, and lists the tools there are.
+    """
     names = sorted(available)
-    close = difflib.get_close_matches(name, names, n=3, cutoff=0.6)
-    message = f"tool {name!r} does not exist."
+    problem = name_problem(name)
+    close = [] if problem else difflib.get_close_matches(name, names, n=3, cutoff=0.6)
+    if problem:
+        message = f"no tool has that name: the name {problem}."
+    else:
+        message = f"tool {name!r} does not exist."
     if close:
         message += f" Did you mean {', '.join(map(repr, close))}?"
     if names:

@@ -201,8 +201,8 @@ class CallDispatch:
             result.text = secrets.redact(result.text)
             if result.error is not None:
                 result.error.message = secrets.redact(result.error.message)
-        log.warning(
-            "tool call failed: tool=%s kind=%s call_id=%s attempts=%d",
+        log.warning(  # %r: a caller's name may hold control characters (a log line is one line)
+            "tool call failed: tool=%r kind=%s call_id=%s attempts=%d",
             result.tool_name,
             result.error.kind if result.error is not None else "?",
             result.call_id,

@@ -17,6 +17,7 @@ from typing import Any, Literal
 
 from tooldeck._diagnostics import SourceLocation
 from tooldeck._errors import RegistrationError, ToolFailed
+from tooldeck._names import name_problem
 from tooldeck._params import MISSING, ParamDescriptor
 
 __all__ = [
@@ -361,6 +362,11 @@ class McpServerSpec:
         return self.allowed_tools is None or remote in self.allowed_tools
 
     def __post_init__(self) -> None:
+        problem = name_problem(self.name) if isinstance(self.name, str) else "is not a string"
+        if problem is not None:  # shown in listings, health lines and approvals
+            raise RegistrationError(
+                f"MCP server name {self.name!r} {problem}", tool_name=str(self.name), code="TD114"
+            )
         if self.via is None:
             object.__setattr__(self, "via", "client" if self.command is not None else "hosted")
         if (self.url is None) == (self.command is None):

@@ -34,6 +34,7 @@ from tooldeck._errors import RegistrationError
 from tooldeck._jsonparse import JsonProblem, parse_json
 from tooldeck._jsontypes import Checker, show_json
 from tooldeck._model import ToolSpec
+from tooldeck._names import name_problem
 from tooldeck._nulls import null_plan, optional_non_null
 from tooldeck._params import ParamDescriptor
 from tooldeck._regex import PatternError
@@ -47,6 +48,9 @@ __all__ = ["prepare_tool"]
 
 def prepare_tool(spec: ToolSpec) -> PreparedTool:
     """Compile ``spec`` for calling, raising RegistrationError for declaration mistakes."""
+    problem = name_problem(spec.name)
+    if problem is not None:  # a name is printed, quoted and sent: no control characters
+        raise RegistrationError(f"tool name {spec.name!r} {problem}", tool_name=spec.name)
     signature = signature_of(spec.handler)
     common: dict[str, Any] = {
         "spec": spec,

@@ -16,6 +16,7 @@ from tooldeck._binding import ArgumentError, CallEnv
 from tooldeck._calls import parse_arguments
 from tooldeck._errors import RegistrationError, ToolCallError
 from tooldeck._model import PromptSpec, ToolSpec
+from tooldeck._names import name_problem
 from tooldeck._prepare import prepare_tool
 from tooldeck._results import to_text
 
@@ -104,6 +105,9 @@ class _Strict(dict[str, Any]):
 
 def prepare_prompt(spec: PromptSpec) -> PreparedPrompt:
     """Compile a prompt, raising RegistrationError for declaration mistakes."""
+    problem = name_problem(spec.name)
+    if problem is not None:  # shown in listings and messages: no control characters
+        raise RegistrationError(f"prompt name {spec.name!r} {problem}", tool_name=spec.name)
     if spec.role not in ("assistant", "user"):
         raise RegistrationError(
             f"prompt role {spec.role!r} is not 'assistant' or 'user'",

@@ -33,8 +33,9 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from tooldeck._diagnostics import Diagnostic
+    from tooldeck._model import McpServerSpec
 
-__all__ = ["MASK", "Secrets"]
+__all__ = ["MASK", "Secrets", "mask_tokens", "server_credentials"]
 
 MASK = "***"
 """What a secret is replaced with."""
@@ -188,3 +189,50 @@ def _cut_start(text: str, floor: int, end: int, forms: tuple[str, ...]) -> int:
                 break
             pos = text.find(form[0], pos + 1, last)
     return start
+
+
+def server_credentials(spec: McpServerSpec) -> Secrets:
+    """An MCP server's credentials: authorization, header values, url password and query values.
+
+    Whether or not they came from the environment: a manifest may write a
+    token in its url or headers, and what is printed for people (errors,
+    logs, ``tooldeck list``) shows each as ``***``. Every header value counts:
+    headers are where API keys go, and hiding a harmless one only costs a
+    ``***`` in a message. What goes to the server or a provider keeps them.
+    """
+    from urllib.parse import parse_qsl, urlsplit
+
+    secrets = Secrets()
+    values = list(spec.headers.values())
+    if spec.authorization:
+        values += [spec.authorization, spec.authorization.split(" ", 1)[-1]]
+    if spec.url:
+        try:
+            parts = urlsplit(spec.url)
+            values += [parts.password or "", *(v for _, v in parse_qsl(parts.query))]
+        except ValueError:  # not a url urllib can split (a bad port): the whole of it is hidden
+            values.append(spec.url)
+    for value in values:
+        secrets.add(value)
+    return secrets
+
+
+_TOKEN = re.compile(
+    r"\b(bearer|basic)(\s+)(?=[A-Za-z0-9._~+/=-]*[0-9._~+/=-])([A-Za-z0-9._~+/=-]{8,})",
+    re.IGNORECASE,
+)
+"""An ``Authorization`` scheme and its credentials, as an error body may echo them.
+
+A credential is 8 or more token characters with at least one digit or
+symbol, so prose (``bearer token``, ``basic authentication``) stays as it is.
+"""
+
+
+def mask_tokens(text: str) -> str:
+    """``text`` with the credentials after ``Bearer`` or ``Basic`` shown as ``***``.
+
+    For what a server sends back, where the token is not one tooldeck knows
+    (a proxy's, another key in the environment): an error body that echoes
+    the request's ``Authorization`` header.
+    """
+    return _TOKEN.sub(lambda m: f"{m.group(1)}{m.group(2)}{MASK}", text)

@@ -46,7 +46,7 @@ import yaml
 from tooldeck._importers._problems import ImportProblem, Severity
 from tooldeck._importers._result import ImportResult
 from tooldeck._importers._values import unwritable
-from tooldeck._importers._yaml_out import _comment, _Dumper, _Inline, modeline
+from tooldeck._importers._yaml_out import _comment, _Dumper, _Inline, bidi_escaped, modeline
 from tooldeck._model import McpServerSpec
 from tooldeck._names import is_provider_safe
 
@@ -726,13 +726,15 @@ def _tool_lines(tool: UseTool, server: str) -> list[str]:
 
 
 def _dump(value: Any) -> str:
-    return yaml.dump(
-        value,
-        Dumper=_Dumper,
-        sort_keys=False,
-        allow_unicode=True,
-        width=100,
-        default_flow_style=False,
+    return bidi_escaped(
+        yaml.dump(
+            value,
+            Dumper=_Dumper,
+            sort_keys=False,
+            allow_unicode=True,
+            width=100,
+            default_flow_style=False,
+        )
     )
 
 

@@ -23,7 +23,7 @@ import yaml
 
 from tooldeck._importers._result import ImportedTool, ImportResult
 
-__all__ = ["modeline", "render_manifest", "tool_entry"]
+__all__ = ["bidi_escaped", "modeline", "render_manifest", "tool_entry"]
 
 _INLINE_CHARS = 72
 """Longest list of plain values written on one line."""
@@ -31,7 +31,9 @@ _WIDTH = 100
 _MODELINE = "# yaml-language-server: $schema="
 _RARE_BREAKS = re.compile("[\x85\u2028\u2029\ufeff]")
 """Line breaks YAML knows besides ``\\n`` and ``\\r`` (and the byte order mark)."""
-_UNPRINTABLE = re.compile(r"[\x00-\x1f\x7f\x85\u2028\u2029]")
+_UNPRINTABLE = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+_BIDI = re.compile("[\u202a-\u202e\u2066-\u2069]")
+"""Bidi embeddings, overrides and isolates: PyYAML counts them printable and writes them raw."""
 
 
 class _Inline(list[Any]):
@@ -52,6 +54,8 @@ def _represent_str(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
     style = "|" if "\n" in value.strip("\n") else None  # PyYAML falls back when | cannot say it
     if _RARE_BREAKS.search(value):
         style = '"'  # PyYAML writes these raw in other styles, and reads them back as folds
+    if _BIDI.search(value):
+        style = '"'  # escaped by render_manifest: only a double-quoted string can say \u202e
     return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
 
 
@@ -107,7 +111,19 @@ def render_manifest(
     )
     if not result.tools:
         body = "version: 1\ntools: []\n"
+    body = bidi_escaped(body)
     return "\n".join(lines) + "\n" + _spaced(body)
+
+
+def bidi_escaped(dumped: str) -> str:
+    """YAML from :class:`_Dumper` with each bidi control written as ``\\uXXXX``.
+
+    Written raw, a bidi control reorders what an editor or a terminal shows,
+    so text can hide other text (Trojan Source). Every string holding one is
+    double-quoted (:func:`_represent_str`), where ``\\u202e`` reads back as the
+    same character: the manifest holds the same values.
+    """
+    return _BIDI.sub(lambda m: f"\\u{ord(m.group()):04x}", dumped)
 
 
 def modeline(output: str | os.PathLike[str] | None) -> str | None:

@@ -77,15 +77,30 @@ def with_attached(
 
 
 def report_health(attachment: McpAttachment) -> None:
-    """One line on standard error per server that failed or left something out."""
+    """One line on standard error per server that failed and per tool it left out.
+
+    What the server said is kept to one line each (:func:`one_line`): a line
+    break in it must not look like another line of tooldeck's.
+    """
+    from tooldeck.cli._terminal import one_line, quoted
+
     redact = attachment.registry.secrets.redact
+
+    def say(name: str, text: str) -> None:
+        sys.stderr.write(one_line(redact(f"tooldeck: MCP server {quoted(name)}: {text}")) + "\n")
+
     for name, health in attachment.health().items():
         if health.error is not None:
-            sys.stderr.write(redact(f"tooldeck: MCP server {name!r}: {health.error}\n"))
+            say(name, health.error)
         for shadowed in health.shadowed:
-            sys.stderr.write(
-                f"tooldeck: MCP server {name!r}: tool {shadowed!r} is shadowed by "
-                "another tool of that name; the server's tool is left out\n"
+            say(
+                name,
+                f"tool {quoted(shadowed)} is shadowed by another tool of that name; "
+                "the server's tool is left out",
             )
+        reasons = dict(zip(health.skipped, health.skipped_reasons, strict=False))
+        for skipped in health.skipped:
+            why = reasons.get(skipped, "it cannot be registered")
+            say(name, f"tool {quoted(skipped)} is left out: {why}")
         for line in health.unresolved:
-            sys.stderr.write(redact(f"tooldeck: MCP server {name!r}: left out {line}\n"))
+            say(name, f"left out {line}")

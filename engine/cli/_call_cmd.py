@@ -47,6 +47,7 @@ class TerminalApprover:
         import json
 
         from tooldeck._policies import Decision
+        from tooldeck.cli._terminal import quoted
 
         if not sys.stdin.isatty():
             return Decision.deny(
@@ -56,7 +57,7 @@ class TerminalApprover:
         arguments = json.dumps(dict(request.arguments), ensure_ascii=False, default=str)
         sys.stderr.write(
             self.redact(
-                f"Tool {request.tool.name!r} has side effects: {effect}.\n"
+                f"Tool {quoted(request.tool.name)} has side effects: {effect}.\n"
                 f"  arguments: {arguments}\n"
             )
             + "Run it? [y/N] "

@@ -44,7 +44,7 @@ if TYPE_CHECKING:
 __all__ = ["add_arguments", "run"]
 
 SHOWN_CHARS = 2000
-"""A tool result longer than this is cut on standard error (the model gets all of it)."""
+"""Arguments or a result longer than this are cut on standard error (the model gets all)."""
 
 
 def add_arguments(chat: argparse.ArgumentParser) -> None:
@@ -92,6 +92,8 @@ def add_arguments(chat: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    import os
+
     from tooldeck.cli._attached import with_attached
     from tooldeck.cli._call_cmd import TerminalApprover
 
@@ -103,6 +105,8 @@ def run(args: argparse.Namespace) -> int:
     terminal.redact = registry.secrets.redact
     failed = report_errors(loaded)
     client = _client()
+    if os.environ.get("OPENAI_API_KEY"):  # the environment's key: never printed, as any secret
+        registry.secrets.add(client.api_key)
     with client, registry:  # connections and worker threads end with the command
         ok = with_attached(registry, args, lambda _: _converse(client, registry, args))
     return EXIT_OK if ok and not failed else EXIT_PROBLEM
@@ -130,6 +134,7 @@ def _converse(client: Any, registry: ToolRegistry, args: argparse.Namespace) -> 
     import openai
 
     from tooldeck._errors import ExportError
+    from tooldeck._secrets import mask_tokens
     from tooldeck.providers._loop import MaxTurnsExceeded
     from tooldeck.providers._loop_run import run as run_loop
 
@@ -147,7 +152,10 @@ def _converse(client: Any, registry: ToolRegistry, args: argparse.Namespace) -> 
             warned.add(message)
             sys.stderr.write(f"tooldeck: warning: {message}\n")
 
-    show = _shower(registry.secrets.redact)
+    def redact(text: str) -> str:
+        return mask_tokens(registry.secrets.redact(text))
+
+    show = _shower(redact)
     ok = True
     questions = [args.question] if args.question is not None else _questions()
     for question in questions:
@@ -176,12 +184,12 @@ def _converse(client: Any, registry: ToolRegistry, args: argparse.Namespace) -> 
                 raise UsageError(f"chat: {exc}") from None
             sys.stderr.write(f"tooldeck: cannot send the tools: {exc}\n")
             return False
-        except openai.OpenAIError as exc:
-            sys.stderr.write(f"tooldeck: the model request failed: {exc}\n")
+        except openai.OpenAIError as exc:  # its text may quote the request's Authorization
+            sys.stderr.write(redact(f"tooldeck: the model request failed: {exc}") + "\n")
             ok = False
             continue
         transcript = result.transcript
-        sys.stdout.write(result.text + "\n")
+        sys.stdout.write(redact(result.text) + "\n")
         sys.stdout.flush()
     return ok
 
@@ -201,14 +209,27 @@ def _questions() -> Iterator[str]:
 
 
 def _shower(redact: Callable[[str], str]) -> Callable[[LoopCall], None]:
-    """What prints each call and its result on standard error."""
+    """What prints each call and its result on standard error.
+
+    ``-> name arguments`` then ``<- result``: the arguments and the result are
+    redacted, then cut at :data:`SHOWN_CHARS` and their further lines
+    indented, so neither can pass for a line of its own; the name the model
+    sent is kept to one line.
+    """
+    from tooldeck.cli._terminal import one_line
 
     def show(call: LoopCall) -> None:
-        text = call.result.text
-        if len(text) > SHOWN_CHARS:
-            text = f"{text[:SHOWN_CHARS]}... ({len(text) - SHOWN_CHARS} more characters)"
-        result = text.replace("\n", "\n   ")
-        sys.stderr.write(redact(f"-> {call.name} {call.arguments}\n<- {result}\n"))
+        name = one_line(redact(call.name))
+        arguments = _shown(redact(call.arguments))
+        result = _shown(redact(call.result.text))
+        sys.stderr.write(f"-> {name} {arguments}\n<- {result}\n")
         sys.stderr.flush()
 
     return show
+
+
+def _shown(text: str) -> str:
+    """``text`` cut at :data:`SHOWN_CHARS` (saying how much more there was), lines indented."""
+    if len(text) > SHOWN_CHARS:
+        text = f"{text[:SHOWN_CHARS]}... ({len(text) - SHOWN_CHARS} more characters)"
+    return text.replace("\n", "\n   ")

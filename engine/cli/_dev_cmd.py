@@ -32,6 +32,7 @@ def run(args: argparse.Namespace) -> int:
     from tooldeck._config import load_config
     from tooldeck._registry import ToolRegistry
     from tooldeck._reload import watch
+    from tooldeck.cli._terminal import one_line
     from tooldeck.manifest._events import ReloadEvent
 
     resolved = Resolved(args, bundled=False)
@@ -48,13 +49,13 @@ def run(args: argparse.Namespace) -> int:
             print(f"[{stamp}] loaded {len(registry)} tools from {len(event.files)} files")
             for line in event.lines():
                 if not line.startswith("+ "):
-                    print(f"  {line}")
+                    print(f"  {one_line(line)}")  # one change or diagnostic per line
         else:
             lines = event.lines() or ["no change"]
             took = f" in {event.duration * 1000:.0f} ms" if event.ok else ""
-            print(f"[{stamp}] {', '.join(Path(f).name for f in event.files)}{took}")
+            print(one_line(f"[{stamp}] {', '.join(Path(f).name for f in event.files)}{took}"))
             for line in lines:
-                print(f"  {line}")
+                print(f"  {one_line(line)}")
         sys.stdout.flush()
 
     def armed() -> None:

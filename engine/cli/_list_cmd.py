@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     import argparse
     from typing import Any
 
+    from tooldeck._model import McpServerSpec
     from tooldeck._registry import ToolRegistry
     from tooldeck.mcp._attach import McpAttachment
 
@@ -80,7 +81,7 @@ def _listing(
         {
             "name": s.name,
             "via": s.via,
-            "url": s.url,
+            "url": _shown_url(s),
             "command": list(s.command or []),
             "description": s.description,
             "source": _source(s.origin),
@@ -124,6 +125,13 @@ def _listing(
         if not bundle.active
     ]
     return listing
+
+
+def _shown_url(server: McpServerSpec) -> str | None:
+    """The server's url with its password and query values as ``***``, as its errors show it."""
+    from tooldeck._secrets import server_credentials
+
+    return None if server.url is None else server_credentials(server).redact(server.url)
 
 
 def _status(health: Any, via: str | None, connected: bool) -> dict[str, Any] | None:
@@ -172,26 +180,51 @@ def _source(origin: Any) -> str | None:
 
 
 def _print_listing(listing: dict[str, Any]) -> None:
-    for row in listing["tools"]:
-        params = ", ".join(p["name"] if p["required"] else f"[{p['name']}]" for p in row["params"])
-        summary = row["description"].splitlines()[0] if row["description"] else "(no description)"
-        where = f"  {row['source']}" if row["source"] else ""
-        print(f"{row['name']}({params})  [{row['bundle'] or '-'}]  ~{row['tokens']} tokens{where}")
-        print(f"    {summary}")
-    for prompt in listing["prompts"]:
-        print(f"prompt {prompt['name']} ({prompt['role']})  {prompt['description']}")
-    for use in listing["unattached_uses"]:
-        where = f"  {use['source']}" if use["source"] else ""
-        print(f"{use['name']}  (use: {use['use']}; not attached){where}")
-    for server in listing["mcp_servers"]:
-        target = server["url"] or " ".join(server["command"])
-        print(f"mcp server {server['name']} via {server['via']}: {target}{_said(server)}")
-    if listing["web_search"]:
-        print(f"web search: {listing['web_search']['type']}")
-    for bundle in listing["inactive_bundles"]:
-        print(f"bundle {bundle['bundle']} ({bundle['file']}) is not active: {bundle['reason']}")
+    """The listing as text: one line per entry, and a tool's summary on the line below it.
+
+    Each is kept to one line (:func:`~tooldeck.cli._terminal.one_line`): a
+    parameter an attached server named, a file name or a server's reply with
+    a line break in it must not look like another entry.
+    """
+    from tooldeck.cli._terminal import one_line
+
+    for line in _lines(listing):
+        print(one_line(line))
     if not listing["tools"]:
         print("no tools", file=sys.stderr)
+
+
+def _lines(listing: dict[str, Any]) -> list[str]:
+    lines = []
+    for row in listing["tools"]:
+        params = ", ".join(p["name"] if p["required"] else f"[{p['name']}]" for p in row["params"])
+        where = f"  {row['source']}" if row["source"] else ""
+        lines.append(
+            f"{row['name']}({params})  [{row['bundle'] or '-'}]  ~{row['tokens']} tokens{where}"
+        )
+        summary = _first_line(row["description"]) if row["description"] else "(no description)"
+        lines.append(f"    {summary}")
+    for prompt in listing["prompts"]:
+        lines.append(
+            f"prompt {prompt['name']} ({prompt['role']})  {_first_line(prompt['description'])}"
+        )
+    for use in listing["unattached_uses"]:
+        where = f"  {use['source']}" if use["source"] else ""
+        lines.append(f"{use['name']}  (use: {use['use']}; not attached){where}")
+    for server in listing["mcp_servers"]:
+        target = server["url"] or " ".join(server["command"])
+        lines.append(f"mcp server {server['name']} via {server['via']}: {target}{_said(server)}")
+    if listing["web_search"]:
+        lines.append(f"web search: {listing['web_search']['type']}")
+    for bundle in listing["inactive_bundles"]:
+        lines.append(
+            f"bundle {bundle['bundle']} ({bundle['file']}) is not active: {bundle['reason']}"
+        )
+    return lines
+
+
+def _first_line(text: str | None) -> str:
+    return text.splitlines()[0] if text else ""
 
 
 def _said(server: dict[str, Any]) -> str:

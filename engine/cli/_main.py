@@ -146,10 +146,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         raise SystemExit(EXIT_OK)
     args = build_parser(only=_command_word(arguments)).parse_args(arguments)
     from tooldeck.cli._importpath import project_importable_last
+    from tooldeck.cli._terminal import escape_streams
 
     finders_before = list(sys.meta_path)
     project_importable_last()
-    command = _command(args.command).run
+    module = _command(args.command)
+    command = module.run
+    protocol = getattr(module, "stdout_is_protocol", None)
+    # Everything the command prints shows outside text as text (tooldeck.cli._terminal).
+    # A process keeps the escaping to its end: a traceback at exit is escaped too.
+    unescape = escape_streams(stdout=not (protocol is not None and protocol(args)))
     try:
         if args.command in ONE_SHOT:
             return _run_once(command, args, process=argv is None)
@@ -169,6 +175,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     finally:
         if argv is not None:  # called from Python: take out the project finders it added
             sys.meta_path[:] = [f for f in sys.meta_path if f in finders_before or not _ours(f)]
+            unescape()
 
 
 ONE_SHOT = frozenset({"lint", "list", "export", "schema"})

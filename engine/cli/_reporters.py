@@ -18,6 +18,8 @@ Formats:
 ``text``
     One ``file:line:col: CODE message`` line per diagnostic (``[warning]`` or
     ``[info]`` after the code when it is not an error), then a summary line.
+    A line break inside a message (a name an MCP server chose, quoted) is
+    written ``\\u000a``, so every line is one diagnostic.
 ``json``
     One JSON document with counts and one object per diagnostic; stable keys,
     ``null`` where a value is unknown.
@@ -26,6 +28,13 @@ Formats:
     runner turns into annotations on the pull request.
 ``sarif``
     SARIF 2.1.0 for GitHub code scanning (``github/codeql-action/upload-sarif``).
+
+Control characters: the text a diagnostic quotes may come from a manifest or
+a server. The CLI writes every report through
+:class:`~tooldeck.cli._terminal.EscapingWriter`, which shows each control, C1
+and bidi character as ``\\uXXXX`` (JSON's spelling: ``json`` and ``sarif``
+stay the same JSON); ``github`` escapes what the runner reads as the end of a
+command (``%``, ``\\r``, ``\\n``) itself.
 
 Every reporter orders diagnostics the same way (file, line, column, code,
 message; diagnostics without a location last) so output is deterministic
@@ -45,6 +54,7 @@ from urllib.parse import quote
 
 from tooldeck._diagnostics import Diagnostic, Severity
 from tooldeck._secrets import Secrets
+from tooldeck.cli._terminal import one_line
 
 __all__ = [
     "REPORTER_BY_NAME",
@@ -127,7 +137,7 @@ class TextReporter(Reporter):
     name = "text"
 
     def emit(self, diagnostics: Sequence[Diagnostic], *, files_checked: int) -> str:
-        lines = [self.format_line(d) for d in sort_diagnostics(diagnostics)]
+        lines = [one_line(self.format_line(d)) for d in sort_diagnostics(diagnostics)]
         lines.append(self.summary(diagnostics, files_checked=files_checked))
         return "\n".join(lines) + "\n"
 

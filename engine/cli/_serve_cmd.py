@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from tooldeck.mcp import Reload
 
 
-__all__ = ["add_arguments", "run"]
+__all__ = ["add_arguments", "run", "stdout_is_protocol"]
 
 
 def add_arguments(serve: argparse.ArgumentParser) -> None:
@@ -67,6 +67,11 @@ def add_arguments(serve: argparse.ArgumentParser) -> None:
             "no approval requests either, so side effects need --allow-side-effects)"
         ),
     )
+
+
+def stdout_is_protocol(args: argparse.Namespace) -> bool:
+    """Over stdio, standard output is the MCP stream: the CLI leaves it as it is."""
+    return bool(args.transport == "stdio")
 
 
 def _allow(request: ApprovalRequest) -> bool:

@@ -90,9 +90,11 @@ class ServerHealth:
     shadowed: tuple[str, ...] = ()
     """Remote tools left out because the name was already taken (a local tool wins)."""
     skipped: tuple[str, ...] = ()
-    """Remote tools left out because their schema could not be registered."""
+    """Remote tools left out because their name or their schema cannot be registered."""
     unresolved: tuple[str, ...] = ()
     """``use:`` entries left out, as ``name: why`` (no such tool, args that do not fit)."""
+    skipped_reasons: tuple[str, ...] = ()
+    """Why each of ``skipped`` was left out, in the same order."""
     error: str | None = None
     """Why the server is not ok (the last connection, listing or call failure)."""
     listed_at: float | None = None
@@ -113,6 +115,7 @@ class _Server:
     """Raw tools compiled from the last listing (see ``server_tools(compiled=)``)."""
     shadowed: tuple[str, ...] = ()
     skipped: tuple[str, ...] = ()
+    skipped_reasons: tuple[str, ...] = ()
     unresolved: tuple[str, ...] = ()
     error: str | None = None
     listed_at: float | None = None
@@ -260,6 +263,7 @@ class McpAttachment:
                 tools=tuple(state.tools),
                 shadowed=state.shadowed,
                 skipped=state.skipped,
+                skipped_reasons=state.skipped_reasons,
                 unresolved=state.unresolved,
                 error=state.error,
                 listed_at=state.listed_at,
@@ -333,6 +337,7 @@ class McpAttachment:
         state.compiled = built.compiled
         state.shadowed = tuple(built.shadowed)
         state.skipped = tuple(built.skipped)
+        state.skipped_reasons = tuple(built.skipped.values())
         state.unresolved = unresolved_problems(built.unresolved)
         return change
 

@@ -26,7 +26,6 @@ import sys
 import weakref
 from collections.abc import AsyncIterator, Callable
 from typing import TYPE_CHECKING, Any
-from urllib.parse import parse_qsl, urlsplit
 
 import anyio
 from mcp.client.session import ClientSession
@@ -47,7 +46,7 @@ from mcp_types import (
     ToolListChangedNotification,
 )
 
-from tooldeck._secrets import Secrets
+from tooldeck._secrets import Secrets, server_credentials
 
 if TYPE_CHECKING:
     from mcp.client._transport import TransportStreams
@@ -109,7 +108,7 @@ class McpConnection:
         self._session_factory = session_factory
         self._errlog = errlog
         self._on_tools_changed = on_tools_changed
-        self._secrets = _secrets_of(spec)
+        self._secrets = server_credentials(spec)
         self._session: ClientSession | None = None
         self._owner: asyncio.Task[None] | None = None
         self._scope: anyio.CancelScope | None = None
@@ -336,24 +335,6 @@ def _http_headers(spec: McpServerSpec) -> dict[str, str]:
         has_scheme = token.lower().startswith(("bearer ", "basic "))
         headers["Authorization"] = token if has_scheme else f"Bearer {token}"
     return headers
-
-
-def _secrets_of(spec: McpServerSpec) -> Secrets:
-    """The spec's credentials: authorization, header values, url password and query values.
-
-    Every header value counts: headers are where API keys go, and hiding a
-    harmless one only costs a ``***`` in an error message.
-    """
-    secrets = Secrets()
-    values = list(spec.headers.values())
-    if spec.authorization:
-        values += [spec.authorization, spec.authorization.split(" ", 1)[-1]]
-    if spec.url:
-        parts = urlsplit(spec.url)
-        values += [parts.password or "", *(v for _, v in parse_qsl(parts.query))]
-    for value in values:
-        secrets.add(value)
-    return secrets
 
 
 class _RedactLogs(logging.Filter):

@@ -431,7 +431,11 @@ async def serve_http(
         approval_timeout=approval_timeout,
     )
     app = served.http_app(host=host, stateless=stateless)
-    config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on")
+    # No colours: uvicorn's would be ESC sequences in the log, which the CLI shows escaped
+    # (its log lines quote request paths, text from clients, so they pass the escaping).
+    config = uvicorn.Config(
+        app, host=host, port=port, log_level="warning", lifespan="on", use_colors=False
+    )
     server = uvicorn.Server(config)
 
     async def body() -> None:

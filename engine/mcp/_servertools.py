@@ -14,7 +14,13 @@ Rules:
   lists the tool it names, reshaped by :mod:`tooldeck._reshape`; an
   entry that does not fit the live schema is left out with its problems;
 * a name already taken outside the server's group (a local tool, another
-  server) shadows the remote tool, which is then left out and reported.
+  server) shadows the remote tool, which is then left out and reported;
+* a remote tool whose name has a control character, a line break, a bidi
+  control, whitespace or another invisible character
+  (:func:`~tooldeck._names.remote_name_problem`) is never registered as it
+  is: it is left out, with the reason, among the skipped tools. Such a name
+  would be printed, quoted in approvals and sent to models; a ``use:`` entry
+  can still give the tool a name of the manifest's choosing.
 """
 
 from __future__ import annotations
@@ -27,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 from tooldeck._binding import PreparedTool
 from tooldeck._errors import RegistrationError
 from tooldeck._model import McpServerSpec, McpToolUse, ToolSpec
+from tooldeck._names import remote_name_problem
 from tooldeck._prepare import prepare_tool
 from tooldeck._reshape import Forward, reshape_tool
 
@@ -54,8 +61,8 @@ class ServerTools:
     remote_names: dict[str, str] = field(default_factory=dict)
     """Registered name -> the remote tool it calls."""
     shadowed: list[str] = field(default_factory=list)
-    skipped: list[str] = field(default_factory=list)
-    """Remote tools whose schema could not be registered."""
+    skipped: dict[str, str] = field(default_factory=dict)
+    """Remote tools left out (their name or their schema cannot be registered) -> why."""
     unresolved: dict[str, str] = field(default_factory=dict)
     """``use:`` entries left out -> why (no such tool, an argument that does not fit)."""
     compiled: dict[str, tuple[Tool, PreparedTool]] = field(default_factory=dict)
@@ -91,6 +98,11 @@ def server_tools(
         if not spec.registers_as_is(tool.name, reshaped):
             continue
         name = spec.prefix + tool.name
+        problem = remote_name_problem(tool.name)
+        if problem is not None:
+            out.skipped[name] = f"its name {problem}"
+            log.warning("MCP server %r: tool %r left out: its name %s", spec.name, name, problem)
+            continue
         if name in out.remote_names or taken(name):
             out.shadowed.append(name)
             continue
@@ -104,7 +116,7 @@ def server_tools(
             built = _raw_spec(spec, name, tool, raw_handler(tool.name), timeout)
             prepared = prepare_tool(built)
         except RegistrationError as exc:
-            out.skipped.append(name)
+            out.skipped[name] = str(exc)
             log.warning("MCP server %r: tool %r left out: %s", spec.name, name, exc)
             continue
         out.prepared.append(prepared)

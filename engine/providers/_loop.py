@@ -288,8 +288,8 @@ class Toolbox:
         for call, tool in zip(calls, tools, strict=True):
             if tool is None:
                 result = unknown_tool(call.name, self.offered, call.call_id)
-                log.warning(
-                    "tool call failed: tool=%s kind=unknown_tool call_id=%s",
+                log.warning(  # %r: the model's name may hold control characters
+                    "tool call failed: tool=%r kind=unknown_tool call_id=%s",
                     call.name,
                     call.call_id,
                 )
