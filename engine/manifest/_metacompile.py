@@ -18,13 +18,39 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
+from functools import cache
 from typing import Any
 
 from tooldeck._jsontypes import json_equal
 
-__all__ = ["Check", "_first_repeat", "_unique", "compile_schema"]
+__all__ = ["Check", "_first_repeat", "_unique", "compile_pattern", "compile_schema"]
 
 Check = Callable[[Any], bool]
+
+
+@cache
+def compile_pattern(pattern: str) -> re.Pattern[str]:
+    """A meta-schema ``pattern`` with JSON Schema's (ECMA-262's) ``$``: the end of the text.
+
+    Python's ``$`` also matches before a final newline, so ``^[a-z]+$`` would
+    accept ``"files\\n"``; each ``$`` outside a character class becomes ``\\Z``.
+    """
+    out: list[str] = []
+    in_class = escaped = False
+    for char in pattern:
+        if escaped:
+            escaped = False
+        elif char == "\\":
+            escaped = True
+        elif in_class:
+            in_class = char != "]"
+        elif char == "[":
+            in_class = True
+        elif char == "$":
+            out.append("\\Z")
+            continue
+        out.append(char)
+    return re.compile("".join(out))
 
 
 _ANNOTATIONS = frozenset(
@@ -305,7 +331,7 @@ class _Compiler:
         if "maxLength" in schema:
             body.append(f"if len(v) > {schema['maxLength']}: return False")
         if "pattern" in schema:
-            pattern = self.constant(re.compile(schema["pattern"]))
+            pattern = self.constant(compile_pattern(schema["pattern"]))
             body.append(f"if {pattern}.search(v) is None: return False")
         return body
 

@@ -35,7 +35,7 @@ from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from tooldeck._diagnostics import Diagnostic
-from tooldeck.manifest._metacompile import Check, _unique, compile_schema
+from tooldeck.manifest._metacompile import Check, _unique, compile_pattern, compile_schema
 from tooldeck.manifest._metaexplain import _diagnostics, _short
 
 if TYPE_CHECKING:
@@ -62,8 +62,19 @@ def _validator() -> Draft202012Validator:
     import jsonschema
 
     extend: Any = jsonschema.validators.extend  # untyped in jsonschema's stubs
-    checker = extend(jsonschema.Draft202012Validator, {"uniqueItems": _unique_items})
+    keywords = {"uniqueItems": _unique_items, "pattern": _pattern}
+    checker = extend(jsonschema.Draft202012Validator, keywords)
     return checker(manifest_schema())  # type: ignore[no-any-return]
+
+
+def _pattern(
+    validator: Draft202012Validator, pattern: str, instance: Any, schema: Mapping[str, Any]
+) -> Any:
+    """``pattern`` with JSON Schema's ``$`` (the end of the text), as the fast check reads it."""
+    import jsonschema
+
+    if validator.is_type(instance, "string") and compile_pattern(pattern).search(instance) is None:
+        yield jsonschema.ValidationError(f"{instance!r} does not match {pattern!r}")
 
 
 def _unique_items(

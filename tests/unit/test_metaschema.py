@@ -528,3 +528,26 @@ def test_checking_a_valid_manifest_does_not_import_jsonschema() -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "False"
+
+
+TRAILING_NEWLINE = {
+    "bundle": 'version: 1\nbundle: "files\\n"\n',
+    "handler": 'version: 1\ntools:\n  - handler: "tooldeck.handlers.files:read_file\\n"\n',
+    "timeout": (
+        'version: 1\ntools:\n  - handler: tooldeck.handlers.files:read_file\n    timeout: "2s\\n"\n'
+    ),
+    "tool name": (
+        'version: 1\ntools:\n  - name: "read\\n"\n    handler: tooldeck.handlers.files:read_file\n'
+    ),
+}
+
+
+@pytest.mark.parametrize("where", TRAILING_NEWLINE)
+def test_patterns_end_at_the_end_of_the_text_as_json_schema_says(tmp_path: Path, where: str):
+    """Python's ``$`` matches before a final newline; JSON Schema's (ECMA-262) does not."""
+    from tooldeck import load_manifests
+
+    path = tmp_path / "m.yaml"
+    path.write_text(TRAILING_NEWLINE[where])
+    _, result = load_manifests([path], environ={})
+    assert "TD213" in {d.code for d in result.errors}, result.diagnostics
