@@ -46,6 +46,7 @@ from tooldeck.manifest._loader import (
     discover,
     failure_reason,
     load_file,
+    located,
     register_config,
 )
 from tooldeck.manifest._resolve import DEFAULT_ALLOWED
@@ -113,13 +114,15 @@ class LiveManifests:
         candidate = Path(path)
         if candidate.suffix not in SUFFIXES:
             return False
-        resolved = candidate.resolve()
+        # Judged where it is named, not where a symlink leads: a manifest swapped for a
+        # symlink to /dev/zero is still that manifest (and its reader says what it became).
+        named = Path(located(candidate))
         for root in self.paths:
             root_resolved = root.resolve()
-            if resolved == root_resolved:
+            if named == Path(located(root)) or candidate.resolve() == root_resolved:
                 return True
-            if resolved.is_relative_to(root_resolved) and root.is_dir():
-                relative = resolved.relative_to(root_resolved)
+            if named.is_relative_to(root_resolved) and root.is_dir():
+                relative = named.relative_to(root_resolved)
                 return not any(part.startswith(".") for part in relative.parts)
         return False
 
@@ -226,10 +229,10 @@ class LiveManifests:
         changed = list(changed)
         manifests, modules = self._classify(changed)
         # Files are read (and claim names) in the order given: discovery order on a load.
-        given = {str(Path(p).resolve()): i for i, p in reversed(list(enumerate(changed)))}
+        given = {located(p): i for i, p in reversed(list(enumerate(changed)))}
 
         def order(file: str) -> tuple[int, str]:
-            return (given.get(str(Path(file).resolve()), len(given)), file)
+            return (given.get(located(file), len(given)), file)
 
         retried = self._held_by_clash(manifests) if manifests or modules else set()
         manifests |= retried
@@ -242,9 +245,9 @@ class LiveManifests:
                 manifests.update(users)
                 continue
             for file in sorted(users):  # a broken handler edit keeps these files as they were
-                located = self._module_error(file, module_name, problem)
-                diagnostics.append(located)
-                self._errors[file] = (located,)
+                error = self._module_error(file, module_name, problem)
+                diagnostics.append(error)
+                self._errors[file] = (error,)
                 kept.append(file)
                 manifests.discard(file)
         updates: dict[str, tuple[Bundle | None, YamlDocument | None]] = {}
@@ -297,12 +300,17 @@ class LiveManifests:
         manifests: set[str] = set()
         modules: set[str] = set()
         handler_files = self.handler_files() if self.reload_handlers else {}
+        # Known by the name they were loaded under (a symlink swapped in still names the file);
+        # by their target too, so editing a symlinked manifest's target reloads it.
         known = {str(Path(f).resolve()): f for f in (*self._good, *self._errors)}
+        known |= {located(f): f for f in (*self._good, *self._errors)}
         for raw in changed:
             path = Path(raw)
             resolved = str(path.resolve())
             if resolved in handler_files:
                 modules.add(handler_files[resolved])
+            elif located(path) in known:
+                manifests.add(known[located(path)])
             elif resolved in known:
                 manifests.add(known[resolved])
             elif self.is_manifest(path):

@@ -18,6 +18,7 @@ TD299  processing one file failed inside tooldeck (an unexpected
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
@@ -25,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from tooldeck._diagnostics import Diagnostic, SourceLocation
 from tooldeck._errors import DuplicateToolError
+from tooldeck._readfile import read_text_lines
 from tooldeck._registry import ToolRegistry
 from tooldeck.manifest._build import Bundle, build_bundle
 from tooldeck.manifest._interpolate import interpolate
@@ -42,6 +44,7 @@ __all__ = [
     "discover",
     "failure_reason",
     "load_file",
+    "located",
     "register_config",
 ]
 
@@ -50,7 +53,12 @@ SUFFIXES = (".yaml", ".yml")
 
 
 def discover(paths: Iterable[str | Path]) -> tuple[list[Path], list[Diagnostic]]:
-    """Manifest files under ``paths``: files as given, folders searched for *.yaml/*.yml."""
+    """Manifest files under ``paths``: files as given, folders searched for *.yaml/*.yml.
+
+    Whatever is not a folder counts, FIFOs and devices included: the reader
+    refuses those with a located TD200 (without opening them for reading), so
+    they are reported rather than silently skipped.
+    """
     files: list[Path] = []
     problems: list[Diagnostic] = []
     for raw in paths:
@@ -60,18 +68,34 @@ def discover(paths: Iterable[str | Path]) -> tuple[list[Path], list[Diagnostic]]
                 p
                 for p in path.rglob("*")
                 if p.suffix in SUFFIXES
-                and p.is_file()
+                and _not_a_folder(p)
                 and not any(part.startswith(".") for part in p.relative_to(path).parts)
             )
             if not found:
                 problems.append(_nowhere("TD200", f"no *.yaml or *.yml manifests in {path}", path))
             files.extend(found)
-        elif path.is_file():
+        elif path.exists():
             files.append(path)
         else:
             problems.append(_nowhere("TD200", f"no such file or directory: {path}", path))
     unique = list(dict.fromkeys(files))
     return unique, problems
+
+
+def located(path: str | Path) -> str:
+    """The absolute path of a file as named: its folder resolved, its own name kept.
+
+    A manifest is known by this: a symlinked manifest stays itself (not the
+    file it points at), and a manifest swapped for a symlink to ``/dev/zero``
+    is still that manifest, which its reader then refuses, located.
+    """
+    absolute = os.path.abspath(path)
+    return os.path.join(os.path.realpath(os.path.dirname(absolute)), os.path.basename(absolute))
+
+
+def _not_a_folder(path: Path) -> bool:
+    """Something that exists (symlinks followed) and is not a folder; stat only, no open."""
+    return path.exists() and not path.is_dir()
 
 
 def _nowhere(code: str, message: str, path: Path) -> Diagnostic:
@@ -228,10 +252,7 @@ def _config_location(config: Config, name: str | None) -> SourceLocation | None:
     if not config.source:
         return None
     key = "WebSearchTool" if name == "web_search" else None
-    try:
-        lines = Path(config.source).read_text("utf-8", errors="replace").splitlines()
-    except OSError:
-        return SourceLocation(file=config.source)
+    lines = read_text_lines(config.source)  # the file may have changed into anything since
     for number, line in enumerate(lines, start=1):
         text = line.strip()
         if text.startswith(("#", "!")):
