@@ -38,7 +38,13 @@ import stat
 from dataclasses import dataclass
 from typing import Literal
 
-__all__ = ["DEFAULT_LIMIT", "Unreadable", "read_bounded", "read_text_lines"]
+__all__ = [
+    "DEFAULT_LIMIT",
+    "Unreadable",
+    "read_bounded",
+    "read_descriptor",
+    "read_text_lines",
+]
 
 DEFAULT_LIMIT = 2 * 1024 * 1024
 """The cap for settings and configuration files, as for manifests (2 MiB)."""
@@ -98,13 +104,31 @@ def read_bounded(path: str | os.PathLike[str], limit: int = DEFAULT_LIMIT) -> by
         return Unreadable(reason="error", detail=str(exc))
     if isinstance(opened, Unreadable):
         return opened
-    fd = opened
+    try:
+        return _read_capped(opened, limit)
+    finally:
+        os.close(opened)
+
+
+def read_descriptor(fd: int, limit: int = DEFAULT_LIMIT) -> bytes | Unreadable:
+    """What is left to read from ``fd`` if it is a regular file, at most ``limit`` bytes.
+
+    For a caller that opened the file itself (to write to it after reading,
+    through the same descriptor); the descriptor is judged as
+    :func:`read_bounded` judges it, and stays open.
+    """
+    try:
+        refused = _judge(os.fstat(fd), limit)
+    except OSError as exc:
+        return _os_problem(exc)
+    return refused if refused is not None else _read_capped(fd, limit)
+
+
+def _read_capped(fd: int, limit: int) -> bytes | Unreadable:
     try:
         data = _read_at_most(fd, limit + 1)
     except OSError as exc:
         return _os_problem(exc)
-    finally:
-        os.close(fd)
     if len(data) > limit:
         return Unreadable(reason="too_large", detail="too large", size=None, limit=limit)
     return data
