@@ -150,7 +150,7 @@ def _open_regular(path: str, limit: int) -> int | Unreadable:
             refused = _judge(os.fstat(probe), limit)
             if refused is not None:
                 return refused
-            fd = os.open(f"/proc/self/fd/{probe}", _READ_FLAGS)  # that very file
+            fd = _reopen(probe, path)
         finally:
             os.close(probe)
     else:
@@ -167,6 +167,18 @@ def _open_regular(path: str, limit: int) -> int | Unreadable:
         os.close(fd)
         return refused
     return fd
+
+
+def _reopen(probe: int, path: str) -> int:
+    """A readable descriptor of the file ``probe`` (O_PATH) holds: that very file.
+
+    Should /proc answer oddly (a sandbox's own procfs), the path is opened
+    again without blocking; the descriptor check that follows still decides.
+    """
+    try:
+        return os.open(f"/proc/self/fd/{probe}", _READ_FLAGS)
+    except FileNotFoundError:
+        return os.open(path, _READ_FLAGS)
 
 
 def _judge(info: os.stat_result, limit: int) -> Unreadable | None:

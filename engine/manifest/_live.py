@@ -306,11 +306,11 @@ class LiveManifests:
         known |= {located(f): f for f in (*self._good, *self._errors)}
         for raw in changed:
             path = Path(raw)
-            resolved = str(path.resolve())
+            resolved, named = str(path.resolve()), located(path)
             if resolved in handler_files:
                 modules.add(handler_files[resolved])
-            elif located(path) in known:
-                manifests.add(known[located(path)])
+            elif named in known:
+                manifests.add(known[named])
             elif resolved in known:
                 manifests.add(known[resolved])
             elif self.is_manifest(path):

@@ -21,7 +21,6 @@ from pathlib import Path
 import pytest
 
 from tests.manifests import save, tools_yaml
-from tooldeck._readfile import Unreadable, read_bounded
 from tooldeck.manifest._lint import LintSettings, load_settings
 from tooldeck.manifest._yamlsource import read_yaml
 
@@ -183,6 +182,7 @@ def test_both_ways_of_opening_refuse_special_files(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, use_proc: bool
 ) -> None:
     import tooldeck._readfile as readfile
+    from tooldeck._readfile import Unreadable, read_bounded
 
     if use_proc and not readfile._PROC_FD:
         pytest.skip("no O_PATH and /proc here")
