@@ -28,8 +28,10 @@ file is reported once here instead of as a cascade of unknown
 
 =====  ===================================================================
 TD230  error: the configuration cannot be loaded: missing or unreadable
-       file, unsupported suffix, invalid UTF-8, JSON or YAML (with the
-       parser's line and column), or a top level that is not a mapping.
+       file, not a regular file (a FIFO, device, socket or folder: never
+       opened for reading), larger than 2 MiB, unsupported suffix, invalid
+       UTF-8, JSON or YAML (with the parser's line and column), or a top
+       level that is not a mapping.
 =====  ===================================================================
 """
 
@@ -48,6 +50,7 @@ from tooldeck._diagnostics import Diagnostic, Severity, SourceLocation
 from tooldeck._model import McpServerSpec, WebSearchSpec
 from tooldeck._params import MISSING
 from tooldeck._properties import parse_properties, read_properties
+from tooldeck._readfile import DEFAULT_LIMIT, Unreadable, read_bounded
 from tooldeck._seedgroups import Locate, extract_seed, has_seed_groups
 
 if TYPE_CHECKING:
@@ -58,6 +61,8 @@ if TYPE_CHECKING:
 __all__ = ["Config", "load_config", "parse_properties"]
 
 _SUFFIXES = (".yaml", ".yml", ".json", ".properties")
+MAX_BYTES = DEFAULT_LIMIT
+"""Configuration files larger than this are refused (TD230), as manifests are (2 MiB)."""
 _JSON_NESTING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"?|[\[\]{}]', re.DOTALL)
 """A JSON string (to skip the brackets in it) or a bracket."""
 
@@ -161,11 +166,9 @@ def _read_file(file: str) -> _Read:
                 )
             ],
         )
-    try:
-        raw = Path(file).read_bytes()
-    except OSError as exc:
-        reason = exc.strerror or type(exc).__name__
-        return {}, None, [_error(file, f"cannot read configuration file: {reason}")]
+    raw = read_bounded(file, MAX_BYTES)  # never blocks, never reads past the cap
+    if isinstance(raw, Unreadable):
+        return {}, None, [_error(file, f"cannot read configuration file: {raw}")]
     if suffix == ".properties":
         data, positions, diagnostics = read_properties(raw, file)
         return data, _properties_locator(positions), diagnostics

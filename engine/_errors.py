@@ -46,11 +46,14 @@ ErrorKind: TypeAlias = Literal[
     "execution_error",
     "timeout",
     "denied",
+    "too_many_calls",
 ]
 """What went wrong in a call, in the words a result and :class:`ToolCallError` carry.
 
-A handler that fails on purpose (:class:`ToolFailed`) may name a kind of its
-own (``"not_found"``, ``"rate_limited"``); results then carry that string.
+``too_many_calls`` is the model loop's answer to a call past its per-turn cap
+(``max_tool_calls_per_turn``): that call was not run. A handler that fails on
+purpose (:class:`ToolFailed`) may name a kind of its own (``"not_found"``,
+``"rate_limited"``); results then carry that string.
 """
 
 

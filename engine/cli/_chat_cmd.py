@@ -71,6 +71,14 @@ def add_arguments(chat: argparse.ArgumentParser) -> None:
         metavar="N",
         help="model requests per question at most (default: 10)",
     )
+    chat.add_argument(
+        "--max-tool-calls",
+        type=int,
+        default=64,  # providers._loop.DEFAULT_MAX_TOOL_CALLS, not imported to parse arguments
+        metavar="N",
+        help="tool calls run per model reply at most; the rest are answered with an error "
+        "(default: 64)",
+    )
     for flag, dest, what in (
         ("--bundle", "bundles", "the tools of this bundle"),
         ("--tag", "tags", "the tools with this tag"),
@@ -99,6 +107,8 @@ def run(args: argparse.Namespace) -> int:
 
     if args.max_turns < 1:
         raise UsageError("--max-turns must be at least 1")
+    if args.max_tool_calls < 1:
+        raise UsageError("--max-tool-calls must be at least 1")
     terminal = TerminalApprover("chat")
     loaded = load(args, approve=(lambda _: True) if args.yes else terminal)
     registry = loaded.registry
@@ -167,6 +177,7 @@ def _converse(client: Any, registry: ToolRegistry, args: argparse.Namespace) -> 
                 registry=registry,
                 api=args.api,
                 max_turns=args.max_turns,
+                max_tool_calls_per_turn=args.max_tool_calls,
                 tools=args.names,
                 bundles=args.bundles,
                 tags=args.tags,

@@ -368,21 +368,24 @@ def _report(result: ImportResult, verbose: bool) -> int:
 
 def _read(file: str) -> tuple[str, str]:
     """The input's text and the name messages use for it; unreadable input is a usage error."""
-    from pathlib import Path
+    from tooldeck._readfile import Unreadable, read_bounded
 
+    too_large = f"TD500 the input is larger than {_MAX_BYTES // (1024 * 1024)} MiB"
     if file == "-":
         buffer = getattr(sys.stdin, "buffer", None)  # a StringIO stand-in has none
         raw = buffer.read(_MAX_BYTES + 1) if buffer else sys.stdin.read().encode("utf-8")
         source = "<stdin>"
+        if len(raw) > _MAX_BYTES:
+            raise _Usage(f"{source}: {too_large}")
     else:
         source = file
-        try:
-            with Path(file).open("rb") as handle:
-                raw = handle.read(_MAX_BYTES + 1)
-        except OSError as exc:
-            raise _Usage(f"{file}: TD500 cannot read the input: {exc.strerror or exc}") from None
-    if len(raw) > _MAX_BYTES:
-        raise _Usage(f"{source}: TD500 the input is larger than {_MAX_BYTES // (1024 * 1024)} MiB")
+        read = read_bounded(file, _MAX_BYTES)  # never blocks, never reads past the cap
+        if isinstance(read, Unreadable):
+            reason = (
+                too_large if read.reason == "too_large" else f"TD500 cannot read the input: {read}"
+            )
+            raise _Usage(f"{file}: {reason}")
+        raw = read
     try:
         return raw.decode("utf-8-sig"), source
     except UnicodeDecodeError as exc:

@@ -5,7 +5,9 @@ Writes a manifest with one tool, the handler module it points at and the
 replacing one), so ``tooldeck lint && tooldeck call greet --args '{"name": "Ada"}'``
 works in that folder at once. The manifest's first line points editors at the
 installed meta-schema (``tooldeck schema --path``) for completion and checks.
-Existing files are never overwritten.
+Existing files are never overwritten, and nothing is written through a link:
+a symlinked ``manifests/`` or file, or a hard-linked ``pyproject.toml``, is
+refused before anything is written (:mod:`tooldeck.cli._nolinks`).
 """
 
 from __future__ import annotations
@@ -72,49 +74,58 @@ def schema_path() -> Path:
 
 
 def run(args: argparse.Namespace) -> int:
+    from tooldeck.cli._nolinks import WriteRefused
+
     try:
         return _init(args)
+    except WriteRefused as exc:  # a swap after the checks: what was created is gone again
+        print(f"tooldeck: {exc}; nothing was written", file=sys.stderr)
+        return EXIT_USAGE
     except (OSError, UnicodeDecodeError) as exc:
         print(f"tooldeck: cannot create the starter: {exc}", file=sys.stderr)
         return EXIT_USAGE
 
 
 def _init(args: argparse.Namespace) -> int:
-    import os
+    from pathlib import PurePath
+
+    from tooldeck._readfile import DEFAULT_LIMIT
+    from tooldeck.cli._nolinks import StarterWriter, refusals
 
     root: Path = args.directory
     module: str = args.module
     if not module.isidentifier():
         print(f"tooldeck: --module {module!r} is not a Python module name", file=sys.stderr)
         return EXIT_USAGE
-    manifest = root / "manifests" / "hello.yaml"
-    handlers = root / f"{module}.py"
-    pyproject = root / "pyproject.toml"
-    # lexists: a dangling symlink counts as taken; writing through it would land elsewhere.
-    taken = [str(p) for p in (manifest, handlers) if os.path.lexists(p)]
-    if taken:
-        print(f"tooldeck: not overwriting {', '.join(taken)}", file=sys.stderr)
+    manifest = PurePath("manifests", "hello.yaml")
+    handlers = PurePath(f"{module}.py")
+    pyproject = PurePath("pyproject.toml")
+    # Links below the folder are refused before anything is written: a symlinked manifests/
+    # or file would put the starter elsewhere, a hard-linked pyproject.toml would change
+    # another file too. The writer enforces the same through descriptors, against swaps.
+    problems = refusals(root, [manifest, handlers], [pyproject])
+    if problems:
+        for problem in problems:
+            print(f"tooldeck: {problem}", file=sys.stderr)
+        print("tooldeck: nothing was written", file=sys.stderr)
         return EXIT_USAGE
-    if pyproject.is_symlink():
-        print(f"tooldeck: {pyproject} is a symlink; not writing through it", file=sys.stderr)
-        return EXIT_USAGE
-    existing = pyproject.read_text("utf-8") if pyproject.is_file() else ""
-    if "[tool.tooldeck]" in existing:
-        print(f"tooldeck: {pyproject} already has [tool.tooldeck]; left as it is", file=sys.stderr)
-    manifest.parent.mkdir(parents=True, exist_ok=True)
-    manifest.write_text(
-        MANIFEST.format(schema=schema_path().as_uri(), module=module), encoding="utf-8"
-    )
-    handlers.write_text(HANDLERS.format(), encoding="utf-8")
-    if "[tool.tooldeck]" not in existing:
+
+    def settings(existing: str) -> str:
+        if "[tool.tooldeck]" in existing:
+            return ""
         separator = "" if not existing or existing.endswith("\n") else "\n"
-        pyproject.write_text(
-            existing
-            + separator
-            + SETTINGS.format(module=module).lstrip("\n" if not existing else ""),
-            encoding="utf-8",
+        return separator + SETTINGS.format(module=module).lstrip("\n" if not existing else "")
+
+    with StarterWriter(root) as writer:
+        writer.create(manifest, MANIFEST.format(schema=schema_path().as_uri(), module=module))
+        writer.create(handlers, HANDLERS.format())
+        existing = writer.append(pyproject, DEFAULT_LIMIT, settings)  # last: it cannot be undone
+    if "[tool.tooldeck]" in existing:
+        print(
+            f"tooldeck: {root / pyproject} already has [tool.tooldeck]; left as it is",
+            file=sys.stderr,
         )
-    print(f"created {manifest}, {handlers} and [tool.tooldeck] in {pyproject}")
+    print(f"created {root / manifest}, {root / handlers} and [tool.tooldeck] in {root / pyproject}")
     where = "" if root.resolve() == root.cwd().resolve() else f"cd {root} && "
     print(f'next: {where}tooldeck lint && tooldeck call greet --args \'{{"name": "Ada"}}\'')
     return EXIT_OK

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from tooldeck._diagnostics import Diagnostic, SourceLocation
+from tooldeck._readfile import Unreadable, read_bounded, read_text_lines
 
 __all__ = ["PROJECT_FILES", "ProjectSettings", "find_project"]
 
@@ -59,13 +60,14 @@ def find_project(start: Path | None = None) -> ProjectSettings | None:
     """The settings of the nearest configured project at or above ``start`` (cwd)."""
     here = (start or Path.cwd()).resolve()
     for folder in (here, *here.parents):
+        # exists(), not is_file(): a FIFO or device there is reported, not walked past
         pyproject = folder / "pyproject.toml"
-        if pyproject.is_file():
+        if pyproject.exists():
             table = _pyproject_table(pyproject)
             if table is not None:
                 return _settings(pyproject, table)
         standalone = folder / "tooldeck.yaml"
-        if standalone.is_file():
+        if standalone.exists():
             return _settings(standalone, _yaml_table(standalone))
     return None
 
@@ -73,9 +75,12 @@ def find_project(start: Path | None = None) -> ProjectSettings | None:
 def _pyproject_table(path: Path) -> dict[str, Any] | Diagnostic | None:
     import tomllib
 
+    raw = read_bounded(path)  # never blocks, never reads past the cap
+    if isinstance(raw, Unreadable):
+        return _problem(path, f"cannot read {path.name}: {raw}")
     try:
-        data = tomllib.loads(path.read_text("utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        data = tomllib.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         return _problem(path, f"cannot read {path.name}: {exc}")
     except RecursionError:  # tomllib recurses per nesting level
         return _problem(path, f"cannot read {path.name}: nested too deep")
@@ -181,10 +186,7 @@ def _problem(path: Path, message: str, key: str | None = None) -> Diagnostic:
     """A TD240 at the line that sets ``key`` (found in the text), else at the file."""
     line, column = 1, 1
     if key is not None:
-        try:
-            lines = path.read_text("utf-8", errors="replace").splitlines()
-        except OSError:
-            lines = []
+        lines = read_text_lines(path)
         for number, text in enumerate(lines, start=1):
             stripped = text.lstrip()
             if stripped.startswith(key) and stripped[len(key) :].lstrip()[:1] in ("=", ":"):

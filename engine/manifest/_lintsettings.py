@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from tooldeck._diagnostics import Diagnostic, Severity
+from tooldeck._readfile import Unreadable, read_bounded
 from tooldeck.manifest._lintrules import RULE_BY_CODE, LintSettings
 
 __all__ = ["STATIC_CODES", "_LEVELS", "load_settings", "settings_from"]
@@ -41,11 +42,12 @@ def load_settings(start: Path | None = None) -> tuple[LintSettings, list[Diagnos
     """
     here = (start or Path.cwd()).resolve()
     for folder in (here, *here.parents):
+        # exists(), not is_file(): a FIFO or device there is reported, not walked past
         candidate = folder / "pyproject.toml"
-        if candidate.is_file():
+        if candidate.exists():
             return _parse_settings(candidate)
         standalone = folder / "tooldeck.yaml"
-        if standalone.is_file():
+        if standalone.exists():
             return _parse_settings(standalone)
     return LintSettings(), []
 
@@ -64,11 +66,14 @@ def _parse_settings(path: Path) -> tuple[LintSettings, list[Diagnostic]]:
             return LintSettings(), list(doc.diagnostics)
         table = doc.data if isinstance(doc.data, dict) else {}
     else:
+        raw = read_bounded(path)  # never blocks, never reads past the cap
+        if isinstance(raw, Unreadable):
+            return LintSettings(), [problem(f"cannot read lint settings: {raw}")]
         try:
-            data = tomllib.loads(path.read_text("utf-8"))
+            data = tomllib.loads(raw.decode("utf-8"))
             tool = data.get("tool", {})
             table = tool.get("tooldeck", {}) if isinstance(tool, dict) else {}
-        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
             return LintSettings(), [problem(f"cannot read lint settings: {exc}")]
         except RecursionError:  # tomllib recurses per nesting level
             return LintSettings(), [problem("cannot read lint settings: nested too deep")]

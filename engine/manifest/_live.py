@@ -42,10 +42,12 @@ from tooldeck.manifest._events import ReloadEvent, ReloadStatus
 from tooldeck.manifest._loader import (
     GROUP_PREFIX,
     SUFFIXES,
+    _inside,
     contained,
     discover,
     failure_reason,
     load_file,
+    located,
     register_config,
 )
 from tooldeck.manifest._resolve import DEFAULT_ALLOWED, HandlerResolver, resolve_handler
@@ -120,15 +122,28 @@ class LiveManifests:
         candidate = Path(path)
         if candidate.suffix not in SUFFIXES:
             return False
-        resolved = candidate.resolve()
+        # Judged where it is named, not where a symlink leads: a manifest swapped for a
+        # symlink to /dev/zero is still that manifest (and its reader says what it became).
+        named = Path(located(candidate))
         for root in self.paths:
             root_resolved = root.resolve()
-            if resolved == root_resolved:
+            if named == Path(located(root)) or candidate.resolve() == root_resolved:
                 return True
-            if resolved.is_relative_to(root_resolved) and root.is_dir():
-                relative = resolved.relative_to(root_resolved)
+            if named.is_relative_to(root_resolved) and root.is_dir():
+                relative = named.relative_to(root_resolved)
                 return not any(part.startswith(".") for part in relative.parts)
         return False
+
+    def _linked_out(self, file: str) -> Diagnostic | None:
+        """TD200 when ``file`` sits in a watched folder but links to a file outside it."""
+        named = Path(located(file))
+        for root in self.paths:
+            if not root.is_dir() or not named.is_relative_to(Path(located(root))):
+                continue
+            problems: list[Diagnostic] = []
+            if not _inside(root, [Path(file)], problems):
+                return problems[0]
+        return None
 
     def subscribe(self, callback: Callable[[ReloadEvent], Any]) -> Callable[[], None]:
         """Call ``callback(event)`` after every reload; returns an unsubscribe function."""
@@ -233,10 +248,10 @@ class LiveManifests:
         changed = list(changed)
         manifests, modules = self._classify(changed)
         # Files are read (and claim names) in the order given: discovery order on a load.
-        given = {str(Path(p).resolve()): i for i, p in reversed(list(enumerate(changed)))}
+        given = {located(p): i for i, p in reversed(list(enumerate(changed)))}
 
         def order(file: str) -> tuple[int, str]:
-            return (given.get(str(Path(file).resolve()), len(given)), file)
+            return (given.get(located(file), len(given)), file)
 
         retried = self._held_by_clash(manifests) if manifests or modules else set()
         manifests |= retried
@@ -249,9 +264,9 @@ class LiveManifests:
                 manifests.update(users)
                 continue
             for file in sorted(users):  # a broken handler edit keeps these files as they were
-                located = self._module_error(file, module_name, problem)
-                diagnostics.append(located)
-                self._errors[file] = (located,)
+                error = self._module_error(file, module_name, problem)
+                diagnostics.append(error)
+                self._errors[file] = (error,)
                 kept.append(file)
                 manifests.discard(file)
         updates: dict[str, tuple[Bundle | None, YamlDocument | None]] = {}
@@ -262,15 +277,20 @@ class LiveManifests:
                 self.documents.pop(file, None)
                 self.bundles.pop(file, None)
                 continue
-            doc, bundle = load_file(
-                file,
-                registry=self.registry,
-                config=self.config,
-                allowed=self.allowed,
-                app_class=self.app_class,
-                environ=self.environ,
-                resolver=self.resolver,
-            )
+            outside = self._linked_out(file)
+            if outside is not None:  # not read, as on a first load (see discover)
+                doc, bundle = YamlDocument(file=file, data=None, root=None), None
+                doc.diagnostics.append(outside)
+            else:
+                doc, bundle = load_file(
+                    file,
+                    registry=self.registry,
+                    config=self.config,
+                    allowed=self.allowed,
+                    app_class=self.app_class,
+                    environ=self.environ,
+                    resolver=self.resolver,
+                )
             self.documents[file] = doc
             if bundle is not None:
                 self.bundles[file] = bundle
@@ -305,12 +325,17 @@ class LiveManifests:
         manifests: set[str] = set()
         modules: set[str] = set()
         handler_files = self.handler_files() if self.reload_handlers else {}
+        # Known by the name they were loaded under (a symlink swapped in still names the file);
+        # by their target too, so editing a symlinked manifest's target reloads it.
         known = {str(Path(f).resolve()): f for f in (*self._good, *self._errors)}
+        known |= {located(f): f for f in (*self._good, *self._errors)}
         for raw in changed:
             path = Path(raw)
-            resolved = str(path.resolve())
+            resolved, named = str(path.resolve()), located(path)
             if resolved in handler_files:
                 modules.add(handler_files[resolved])
+            elif named in known:
+                manifests.add(known[named])
             elif resolved in known:
                 manifests.add(known[resolved])
             elif self.is_manifest(path):

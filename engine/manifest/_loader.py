@@ -18,6 +18,7 @@ TD299  processing one file failed inside tooldeck (an unexpected
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
@@ -25,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from tooldeck._diagnostics import Diagnostic, SourceLocation
 from tooldeck._errors import DuplicateToolError
+from tooldeck._readfile import read_text_lines
 from tooldeck._registry import ToolRegistry
 from tooldeck.manifest._build import Bundle, build_bundle
 from tooldeck.manifest._interpolate import interpolate
@@ -43,6 +45,7 @@ __all__ = [
     "discover",
     "failure_reason",
     "load_file",
+    "located",
     "register_config",
 ]
 
@@ -53,10 +56,13 @@ SUFFIXES = (".yaml", ".yml")
 def discover(paths: Iterable[str | Path]) -> tuple[list[Path], list[Diagnostic]]:
     """Manifest files under ``paths``: files as given, folders searched for *.yaml/*.yml.
 
-    A file in a folder that is a symlink to somewhere outside the folder is
-    not read (TD200): a pull request could otherwise point ``manifests/x.yaml``
-    at a file on the CI machine and have its text quoted in diagnostics. A
-    file named on its own is read wherever it points.
+    Whatever is not a folder counts, FIFOs and devices included: the reader
+    refuses those with a located TD200 (without opening them for reading), so
+    they are reported rather than silently skipped. A file in a folder that is
+    a link to somewhere outside the folder is not read (TD200): a pull request
+    could otherwise point ``manifests/x.yaml`` at a file on the CI machine and
+    have its text quoted in diagnostics. A file named on its own is read
+    wherever it points.
     """
     files: list[Path] = []
     problems: list[Diagnostic] = []
@@ -67,32 +73,51 @@ def discover(paths: Iterable[str | Path]) -> tuple[list[Path], list[Diagnostic]]
                 p
                 for p in path.rglob("*")
                 if p.suffix in SUFFIXES
-                and p.is_file()
+                and _not_a_folder(p)
                 and not any(part.startswith(".") for part in p.relative_to(path).parts)
             )
             if not found:
                 problems.append(_nowhere("TD200", f"no *.yaml or *.yml manifests in {path}", path))
-            boundary = path.resolve()
-            for file in found:
-                target = file.resolve()
-                if target.is_relative_to(boundary):
-                    files.append(file)
-                    continue
-                problems.append(
-                    _nowhere(
-                        "TD200",
-                        f"{file} is a link to {target}, outside {path}; not read (name it "
-                        "with -m to read it anyway)",
-                        file,
-                    )
-                )
-            continue
-        if path.is_file():
+            files.extend(_inside(path, found, problems))
+        elif path.exists():
             files.append(path)
         else:
             problems.append(_nowhere("TD200", f"no such file or directory: {path}", path))
     unique = list(dict.fromkeys(files))
     return unique, problems
+
+
+def located(path: str | Path) -> str:
+    """The absolute path of a file as named: its folder resolved, its own name kept.
+
+    A manifest is known by this: a symlinked manifest stays itself (not the
+    file it points at), and a manifest swapped for a symlink to ``/dev/zero``
+    is still that manifest, which its reader then refuses, located.
+    """
+    absolute = os.path.abspath(path)
+    return os.path.join(os.path.realpath(os.path.dirname(absolute)), os.path.basename(absolute))
+
+
+def _inside(folder: Path, found: list[Path], problems: list[Diagnostic]) -> list[Path]:
+    """The files of ``found`` that resolve inside ``folder``; a TD200 for each that does not."""
+    boundary = folder.resolve()
+    kept = []
+    for file in found:
+        target = file.resolve()
+        if target.is_relative_to(boundary):
+            kept.append(file)
+            continue
+        message = (
+            f"{file} is a link to {target}, outside {folder}; not read (name it with -m to "
+            "read it anyway)"
+        )
+        problems.append(_nowhere("TD200", message, file))
+    return kept
+
+
+def _not_a_folder(path: Path) -> bool:
+    """Something that exists (symlinks followed) and is not a folder; stat only, no open."""
+    return path.exists() and not path.is_dir()
 
 
 def _nowhere(code: str, message: str, path: Path) -> Diagnostic:
@@ -253,10 +278,7 @@ def _config_location(config: Config, name: str | None) -> SourceLocation | None:
     if not config.source:
         return None
     key = "WebSearchTool" if name == "web_search" else None
-    try:
-        lines = Path(config.source).read_text("utf-8", errors="replace").splitlines()
-    except OSError:
-        return SourceLocation(file=config.source)
+    lines = read_text_lines(config.source)  # the file may have changed into anything since
     for number, line in enumerate(lines, start=1):
         text = line.strip()
         if text.startswith(("#", "!")):

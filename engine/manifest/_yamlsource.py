@@ -22,7 +22,9 @@ the reader emits:
 TD201  file larger than the size cap
 TD202  file is not valid UTF-8 (position of the first bad byte)
 TD203  tab character used for indentation
-TD200  the file cannot be read
+TD200  the file cannot be read: missing, unreadable, or not a regular
+       file (a FIFO, device, socket or folder; never opened for reading,
+       see :mod:`tooldeck._readfile`)
 TD204  YAML syntax error (the parser's message and position)
 TD205  file is empty
 TD206  document too large after alias expansion, nested too deep, or an
@@ -57,6 +59,7 @@ from pathlib import Path
 import yaml
 
 from tooldeck._diagnostics import Diagnostic, SourceLocation
+from tooldeck._readfile import Unreadable, read_bounded
 from tooldeck.manifest._yamlconvert import MAX_INTEGER, MIN_INTEGER, _Converter, _Refused
 from tooldeck.manifest._yamldepth import (
     _DEEP_MESSAGE,
@@ -111,13 +114,17 @@ def read_yaml(
         )
         return doc
 
-    try:
-        size = Path(path).stat().st_size
-        if size > max_bytes:
-            return fail("TD201", f"file is {size} bytes; manifests are limited to {max_bytes}")
-        raw = Path(path).read_bytes()
-    except OSError as exc:
-        return fail("TD200", f"cannot read file: {exc.strerror or exc}")
+    raw = read_bounded(path, max_bytes)  # never blocks, never reads past the cap
+    if isinstance(raw, Unreadable):
+        if raw.reason != "too_large":
+            return fail("TD200", f"cannot read file: {raw}")
+        if raw.size is None:
+            return fail(
+                "TD201",
+                f"file grew past {max_bytes} bytes while being read; "
+                f"manifests are limited to {max_bytes}",
+            )
+        return fail("TD201", f"file is {raw.size} bytes; manifests are limited to {max_bytes}")
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:

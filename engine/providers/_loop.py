@@ -28,18 +28,19 @@ from collections.abc import Callable, Generator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeAlias
 
-from tooldeck._calls import unknown_tool
+from tooldeck._calls import error_result, unknown_tool
 from tooldeck._calltypes import ToolCall, ToolResult
 from tooldeck._errors import ToolDeckError
 from tooldeck._log import get_logger
+from tooldeck._policies import Decision
 
 if TYPE_CHECKING:
-    from tooldeck._policies import Decision
     from tooldeck._registry import ToolRegistry
     from tooldeck.providers import ExportWarning
 
 __all__ = [
     "DEFAULT_LIMIT",
+    "DEFAULT_MAX_TOOL_CALLS",
     "Api",
     "Effect",
     "HostedApproval",
@@ -58,6 +59,8 @@ log = get_logger("tooldeck.providers.openai")
 
 DEFAULT_LIMIT = 8
 """Calls of one turn that run at once by default (``parallel=True``)."""
+DEFAULT_MAX_TOOL_CALLS = 64
+"""Calls of one reply that run at most (``max_tool_calls_per_turn``); the rest are answered."""
 
 
 # -------------------------------------------------------------------- results
@@ -275,6 +278,24 @@ class Toolbox:
         ]
         return tools, runnable
 
+    def refuse(
+        self, registry: ToolRegistry, calls: Sequence[ModelCall], asked: int, cap: int, turn: int
+    ) -> list[LoopCall]:
+        """The calls past the per-turn cap, each answered (every call id needs an output)."""
+        message = f"not run: this turn asked for {asked} tool calls; at most {cap} run per turn"
+        message += " (the first ones, in your order); ask again for any still needed"
+        return [
+            LoopCall(
+                turn,
+                call.call_id,
+                call.name,
+                call.arguments,
+                self.resolve(registry, call.name),
+                error_result("too_many_calls", message, tool_name=call.name, call_id=call.call_id),
+            )
+            for call in calls
+        ]
+
     def settle(
         self,
         calls: Sequence[ModelCall],
@@ -315,6 +336,7 @@ def conversation(
     *,
     model: str,
     max_turns: int,
+    max_tool_calls: int,
     options: Mapping[str, Any],
     on_call: Callable[[LoopCall], None] | None,
 ) -> Generator[Effect, Any, LoopResult]:
@@ -323,6 +345,13 @@ def conversation(
     ``transcript`` is extended in place. Returns the :class:`LoopResult`;
     raises :class:`MaxTurnsExceeded` once ``max_turns`` replies all asked
     for tools (their calls run first, so the transcript stays complete).
+
+    A reply may ask for any number of calls, and the API needs an output for
+    each: the first ``max_tool_calls`` (in the model's order) are handled as
+    usual, every later one is answered with a ``too_many_calls`` error
+    output, so one reply cannot make the process run thousands of handlers.
+    Hosted MCP approval requests past the same cap are denied unasked, so it
+    cannot prompt the user thousands of times either.
     """
     calls: list[LoopCall] = []
     usage = Usage()
@@ -341,14 +370,25 @@ def conversation(
                 reply.text, tuple(calls), usage, transcript, response, turn, False, toolbox.warnings
             )
         answered = []
-        for approval in reply.approvals:
+        for approval in reply.approvals[:max_tool_calls]:
             answered.append((approval, (yield ("approve", approval))))
+        answered.extend(_unasked(reply.approvals, max_tool_calls))
         transcript.extend(api.approval_items(answered))
         if not reply.calls:
             continue
-        tools, runnable = toolbox.plan(registry, reply.calls)
+        handled, over = reply.calls[:max_tool_calls], reply.calls[max_tool_calls:]
+        tools, runnable = toolbox.plan(registry, handled)
         results = (yield ("execute", runnable)) if runnable else []
-        made = toolbox.settle(reply.calls, tools, results, turn)
+        made = toolbox.settle(handled, tools, results, turn)
+        if over:
+            log.warning(
+                "the model asked for %d tool calls in one turn; the last %d were not run "
+                "(max_tool_calls_per_turn=%d)",
+                len(reply.calls),
+                len(over),
+                max_tool_calls,
+            )
+            made += toolbox.refuse(registry, over, len(reply.calls), max_tool_calls, turn)
         transcript.extend(api.outputs(made))
         calls.extend(made)
         if on_call is not None:
@@ -365,3 +405,15 @@ def conversation(
     raise MaxTurnsExceeded(
         max_turns, transcript=transcript, calls=tuple(calls), usage=usage, response=response
     )
+
+
+def _unasked(
+    approvals: Sequence[HostedApproval], cap: int
+) -> list[tuple[HostedApproval, Decision]]:
+    """Hosted approval requests past the per-turn cap: denied without asking anyone."""
+    over = approvals[cap:]
+    reason = (
+        f"not asked: this turn asked for {len(approvals)} approvals; at most {cap} are "
+        "asked per turn"
+    )
+    return [(approval, Decision.deny(reason)) for approval in over]

@@ -31,6 +31,7 @@ from tooldeck._portal import arun_on, run_on
 from tooldeck.providers import ExportWarning, export_tools
 from tooldeck.providers._loop import (
     DEFAULT_LIMIT,
+    DEFAULT_MAX_TOOL_CALLS,
     Api,
     Effect,
     HostedApproval,
@@ -61,6 +62,7 @@ def run(
     registry: ToolRegistry,
     api: ApiName = "responses",
     max_turns: int = 10,
+    max_tool_calls_per_turn: int = DEFAULT_MAX_TOOL_CALLS,
     parallel: bool = True,
     limit: int | None = DEFAULT_LIMIT,
     tools: Iterable[str] | None = None,
@@ -83,6 +85,11 @@ def run(
         api: ``"responses"`` (``client.responses``) or ``"chat"`` (Chat Completions).
         max_turns: requests at most; a reply that still calls tools after that
             raises :class:`MaxTurnsExceeded` with the transcript.
+        max_tool_calls_per_turn: calls of one reply that run at most (default 64),
+            the first ones in the model's order; each call past it is answered with
+            a ``too_many_calls`` error output instead of running (the API needs an
+            output per call), so a reply asking for 20,000 calls runs 64. Hosted MCP
+            approval requests past it are denied without asking.
         parallel: run the calls of one reply concurrently (``call_many``'s
             ``parallel`` strategy, at most ``limit`` at once); outputs keep the
             model's order either way. False runs them one after another.
@@ -116,6 +123,7 @@ def run(
         registry=registry,
         api=api,
         max_turns=max_turns,
+        max_tool_calls_per_turn=max_tool_calls_per_turn,
         parallel=parallel,
         limit=limit,
         tools=tools,
@@ -138,6 +146,7 @@ async def arun(
     registry: ToolRegistry,
     api: ApiName = "responses",
     max_turns: int = 10,
+    max_tool_calls_per_turn: int = DEFAULT_MAX_TOOL_CALLS,
     parallel: bool = True,
     limit: int | None = DEFAULT_LIMIT,
     tools: Iterable[str] | None = None,
@@ -157,6 +166,7 @@ async def arun(
         registry=registry,
         api=api,
         max_turns=max_turns,
+        max_tool_calls_per_turn=max_tool_calls_per_turn,
         parallel=parallel,
         limit=limit,
         tools=tools,
@@ -190,6 +200,7 @@ def _start(
     registry: ToolRegistry,
     api: str,
     max_turns: int,
+    max_tool_calls_per_turn: int,
     parallel: bool,
     limit: int | None,
     tools: Iterable[str] | None,
@@ -207,6 +218,9 @@ def _start(
         raise ValueError(f"api={api!r} is not 'responses' or 'chat'")
     if not isinstance(max_turns, int) or max_turns < 1:
         raise ValueError(f"max_turns must be at least 1, got {max_turns!r}")
+    cap = max_tool_calls_per_turn
+    if not isinstance(cap, int) or isinstance(cap, bool) or cap < 1:
+        raise ValueError(f"max_tool_calls_per_turn must be at least 1, got {cap!r}")
     if limit is not None and limit < 1:
         raise ValueError(f"limit must be at least 1, got {limit!r}")
     clash = sorted(adapter.reserved & options.keys())
@@ -235,6 +249,7 @@ def _start(
         input_items(input),
         model=model,
         max_turns=max_turns,
+        max_tool_calls=max_tool_calls_per_turn,
         options=dict(options),
         on_call=on_call,
     )
