@@ -19,11 +19,11 @@ from __future__ import annotations
 import ast
 import importlib.machinery
 import importlib.util
-import os
-import stat
 import sys
 from dataclasses import dataclass, field
 from typing import Any
+
+from tooldeck._readfile import Unreadable, read_bounded
 
 __all__ = ["MAX_SOURCE_BYTES", "Binding", "ModuleIndex", "SourceModule", "StaticProblem"]
 
@@ -191,39 +191,17 @@ def _spec_of(fullname: str, path: list[str] | None) -> importlib.machinery.Modul
 
 
 def _read_capped(path: str, limit: int, name: str) -> bytes:
-    """The file's bytes, read from one descriptor that is a regular file under ``limit``."""
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
-    try:
-        descriptor = os.open(path, flags)
-    except OSError as exc:
-        raise StaticProblem(
-            "TD311", f"cannot read handler module {name!r} ({path}): {exc.strerror}"
-        ) from None
-    try:
-        info = os.fstat(descriptor)
-        if not stat.S_ISREG(info.st_mode):
-            raise StaticProblem("TD311", f"handler module {name!r} ({path}) is not a regular file")
-        chunks: list[bytes] = []
-        size = 0
-        while size <= limit:
-            chunk = os.read(descriptor, min(1 << 20, limit + 1 - size))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            size += len(chunk)
-        if size > limit:
+    """The file's bytes through the one bounded reader (never blocking, a regular file only)."""
+    data = read_bounded(path, limit)
+    if isinstance(data, Unreadable):
+        if data.reason == "too_large":
             raise StaticProblem(
                 "TD311",
                 f"handler module {name!r} ({path}) is larger than {limit // (1024 * 1024)} MiB; "
                 "static lint does not read it",
             )
-        return b"".join(chunks)
-    except OSError as exc:
-        raise StaticProblem(
-            "TD311", f"cannot read handler module {name!r} ({path}): {exc.strerror}"
-        ) from None
-    finally:
-        os.close(descriptor)
+        raise StaticProblem("TD311", f"cannot read handler module {name!r} ({path}): {data}")
+    return data
 
 
 # ------------------------------------------------------------------ top-level bindings
