@@ -150,6 +150,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     finders_before = list(sys.meta_path)
     project_importable_last()
     command = _command(args.command).run
+    if argv is None:  # this process is tooldeck: SIGTERM and SIGHUP end it as Ctrl-C does
+        from tooldeck.cli._signals import end_cleanly_on_signals
+
+        end_cleanly_on_signals()
     try:
         if args.command in ONE_SHOT:
             return _run_once(command, args, process=argv is None)
@@ -158,7 +162,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"tooldeck: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
-        return 130
+        from tooldeck.cli._signals import terminated_by
+
+        signum = terminated_by()
+        return 128 + signum if signum is not None else 130
     except BrokenPipeError:  # `tooldeck schema | head`: the reader has what it wanted
         if argv is None:  # the process ends: nothing may write to the closed pipe at exit
             import os
