@@ -219,7 +219,7 @@ def _unreadable_reply(text: str, why: str) -> SessionMessage | None:
         return None
     if "result" not in data and "error" not in data:
         return None
-    error = ErrorData(code=PARSE_ERROR, message=f"its reply could not be read ({why})")
+    error = ErrorData(code=PARSE_ERROR, message=f"the server's reply could not be read ({why})")
     return SessionMessage(JSONRPCError(jsonrpc="2.0", id=ident, error=error))
 
 

@@ -156,14 +156,14 @@ def raw(mode: str, args: list[str]) -> None:
 
 
 def flood(count: int) -> None:
-    """``count`` announcements, ten at a time, a millisecond apart (each burst is one write)."""
+    """``count`` announcements, ten at a time, 5 ms apart (each burst is one write)."""
     note = json.dumps({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
     burst = (note.encode() + b"\n") * 10
     for _ in range(count // 10):
         with WRITING:
             sys.stdout.buffer.write(burst)
             sys.stdout.buffer.flush()
-        time.sleep(0.001)
+        time.sleep(0.005)
 
 
 def listing(mode: str, args: list[str], cursor: Any) -> dict[str, Any]:

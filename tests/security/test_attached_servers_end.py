@@ -206,7 +206,7 @@ async def test_a_reply_nobody_can_read_fails_its_call_at_once(mode):
         result = await asyncio.wait_for(registry.acall("get", {}), 60)
         assert time.monotonic() - started < 10  # not the 30 s timeout
         assert result.error.kind == "mcp_error"
-        assert "its reply could not be read" in result.text
+        assert "the server's reply could not be read" in result.text
         assert json.loads((await registry.acall("echo", {"text": "ok"})).text) == {"text": "ok"}
         assert attachment.health()["hostile"].connects == 1
 
@@ -224,7 +224,7 @@ def test_the_cli_prints_a_clear_error_for_an_unreadable_reply_and_no_traceback(t
     )
     assert time.monotonic() - started < 15  # not the 20 s timeout
     assert done.returncode == 1
-    assert "its reply could not be read (Invalid JSON: control character" in done.stderr
+    assert "the server's reply could not be read (Invalid JSON: control character" in done.stderr
     assert "Traceback" not in done.stderr + done.stdout
 
 
