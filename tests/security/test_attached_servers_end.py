@@ -578,3 +578,13 @@ def test_a_call_that_ends_stops_its_stdio_servers(tmp_path, name, exit_code):
     )
     assert done.returncode == exit_code, done.stderr
     assert wait_gone(read_pid(tmp_path / "pid"), 10)
+
+
+def test_main_called_from_python_leaves_the_signal_handlers_alone(capsys):
+    """Only a tooldeck process turns SIGTERM into Ctrl-C; a program calling main() keeps its own."""
+    from tooldeck.cli import main
+
+    before = {number: signal.getsignal(number) for number in (signal.SIGTERM, signal.SIGHUP)}
+    assert main(["schema"]) == 0
+    assert {number: signal.getsignal(number) for number in before} == before
+    capsys.readouterr()
