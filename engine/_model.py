@@ -23,6 +23,9 @@ from tooldeck._params import MISSING, ParamDescriptor
 __all__ = [
     "DEFAULT_RETRY_ON",
     "MCP_APPROVAL_FILTER_KEYS",
+    "MCP_CALL_TIMEOUT",
+    "MCP_MAX_REPLY_BYTES",
+    "MCP_MAX_TOOLS",
     "SEARCH_CONTEXT_SIZES",
     "WEB_SEARCH_TYPES",
     "ArgumentReshape",
@@ -261,6 +264,16 @@ class WebSearchSpec:
 
 
 MCP_APPROVAL_FILTER_KEYS = ("tool_names", "read_only")
+
+MCP_CALL_TIMEOUT = 60.0
+"""Seconds a call to an attached (``via="client"``) server's tool may take when nothing says."""
+
+MCP_MAX_REPLY_BYTES = 4 * 1024 * 1024
+"""The largest message accepted from an attached server by default (one stdio line, one
+HTTP body or server-sent event): 4 MiB."""
+
+MCP_MAX_TOOLS = 10_000
+"""The most tools an attached server may list by default; a server that lists more is left out."""
 """The keys of OpenAI's per-tool approval filter (``McpRequireApprovalMcpToolApprovalFilter``)."""
 
 
@@ -336,7 +349,13 @@ class McpServerSpec:
     transport: Literal["http", "sse"] = "http"
     """For a ``url``: MCP Streamable HTTP, or the legacy HTTP+SSE transport."""
     timeout: float | None = None
-    """Seconds a call to one of its tools may take; ``None`` uses the registry default."""
+    """Seconds a call to one of its tools may take (``via="client"``); ``None``: the
+    attachment's ``timeout``, else :data:`MCP_CALL_TIMEOUT` (60 s)."""
+    max_reply_bytes: int = MCP_MAX_REPLY_BYTES
+    """``via="client"``: the largest message accepted from the server (a stdio line, an HTTP
+    body or event); a stdio server that sends a longer line is stopped."""
+    max_tools: int = MCP_MAX_TOOLS
+    """``via="client"``: the most tools it may list; one that lists more is left out."""
     initialize_on_startup: bool = True
     """False connects on first use (the first listing) instead of at start."""
     side_effects: bool | None = None
@@ -420,6 +439,15 @@ class McpServerSpec:
             )
         if self.allowed_tools is not None:
             object.__setattr__(self, "allowed_tools", tuple(self.allowed_tools))
+        for limit, least in (("max_reply_bytes", 1024), ("max_tools", 1)):
+            value = getattr(self, limit)
+            if isinstance(value, bool) or not isinstance(value, int) or value < least:
+                raise RegistrationError(
+                    f"MCP server {self.name!r}: {limit} must be an integer of at least {least}",
+                    tool_name=self.name,
+                    param=limit,
+                    code="TD114",
+                )
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -15,7 +15,7 @@ TYPE_CHECKING = False  # `typing` costs ~3 ms to import; mypy treats this name a
 if TYPE_CHECKING:
     import argparse
     from collections.abc import Callable
-    from typing import TypeVar
+    from typing import Any, TypeVar
 
     from tooldeck._registry import ToolRegistry
     from tooldeck.mcp._attach import McpAttachment
@@ -59,7 +59,8 @@ def with_attached(
     connections, so it may use the sync ``registry.call`` (the registry's
     loop portal brings the call to the servers). Every server is listed
     before ``body`` runs, ``initialize_on_startup: false`` ones included: a
-    command shows all the tools it can.
+    command shows all the tools it can. The servers are stopped however the
+    command ends: normally, with an error, or interrupted (Ctrl-C, SIGTERM).
     """
     if args.offline or not client_servers(registry):
         return body(None)
@@ -71,9 +72,47 @@ def with_attached(
         async with attach_servers(registry, connect_timeout=args.connect_timeout) as attachment:
             await attachment.ensure_fresh()
             report_health(attachment)
-            return await asyncio.to_thread(body, attachment)
+            return await _in_daemon_thread(lambda: body(attachment))
 
     return asyncio.run(attached())
+
+
+async def _in_daemon_thread(body: Callable[[], T]) -> T:
+    """``await asyncio.to_thread(body)``, in a daemon thread of its own.
+
+    Interrupted, the command closes its servers and ends without waiting for
+    ``body`` (a local tool may still run): a thread of the loop's executor
+    would hold ``asyncio.run``'s shutdown, and the process, until it returns.
+    """
+    import asyncio
+    import contextlib
+    import contextvars
+    import threading
+
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[T] = loop.create_future()
+
+    def settle(value: Any, error: BaseException | None) -> None:
+        if future.done():
+            return
+        if error is not None:
+            future.set_exception(error)
+        else:
+            future.set_result(value)
+
+    def run() -> None:
+        value: Any = None
+        error: BaseException | None = None
+        try:
+            value = body()
+        except BaseException as exc:  # handed to the waiting task, which raises it
+            error = exc
+        with contextlib.suppress(RuntimeError):  # the loop closed meanwhile: nobody waits
+            loop.call_soon_threadsafe(settle, value, error)
+
+    context = contextvars.copy_context()
+    threading.Thread(target=context.run, args=(run,), name="tooldeck-command", daemon=True).start()
+    return await future
 
 
 def report_health(attachment: McpAttachment) -> None:

@@ -156,6 +156,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     # Everything the command prints shows outside text as text (tooldeck.cli._terminal).
     # A process keeps the escaping to its end: a traceback at exit is escaped too.
     unescape = escape_streams(stdout=not (protocol is not None and protocol(args)))
+    if argv is None:  # this process is tooldeck: SIGTERM and SIGHUP end it as Ctrl-C does
+        from tooldeck.cli._signals import end_cleanly_on_signals
+
+        end_cleanly_on_signals()
     try:
         if args.command in ONE_SHOT:
             return _run_once(command, args, process=argv is None)
@@ -164,7 +168,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"tooldeck: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
-        return 130
+        from tooldeck.cli._signals import terminated_by
+
+        signum = terminated_by()
+        return 128 + signum if signum is not None else 130
     except BrokenPipeError:  # `tooldeck schema | head`: the reader has what it wanted
         if argv is None:  # the process ends: nothing may write to the closed pipe at exit
             import os

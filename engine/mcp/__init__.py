@@ -18,7 +18,7 @@ from tooldeck._lazy import lazy_getattr as _lazy_getattr
 
 if typing.TYPE_CHECKING:
     from tooldeck.mcp._approval import elicit_approval
-    from tooldeck.mcp._attach import McpAttachment, ServerHealth
+    from tooldeck.mcp._attach import McpAttachment
     from tooldeck.mcp._attachapi import (
         BackgroundAttachment,
         attach_in_background,
@@ -33,6 +33,7 @@ if typing.TYPE_CHECKING:
         serve_http,
         serve_stdio,
     )
+    from tooldeck.mcp._serverstate import ServerHealth
     from tooldeck.mcp._servertools import group_name
 
 __all__ = [
@@ -58,7 +59,7 @@ _EXPORTS: dict[str, str] = {
     "READ_ONLY_TAGS": "tooldeck.mcp._server",
     "RegistryServer": "tooldeck.mcp._server",
     "Reload": "tooldeck.mcp._server",
-    "ServerHealth": "tooldeck.mcp._attach",
+    "ServerHealth": "tooldeck.mcp._serverstate",
     "attach_in_background": "tooldeck.mcp._attachapi",
     "attach_servers": "tooldeck.mcp._attachapi",
     "build_server": "tooldeck.mcp._server",

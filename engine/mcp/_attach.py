@@ -17,6 +17,8 @@ listing yields decided in :mod:`tooldeck.mcp._servertools`:
   entries (a reload) re-publishes from the cached listing without a round
   trip, and an edit of a server's declaration reconnects it;
 * a server that announces ``tools/list_changed`` is listed again at once;
+  announcements during that listing make one more listing after it (a
+  second apart at least), however many there are;
 * ``initialize_on_startup: false`` servers connect on first use: the first
   :meth:`McpAttachment.ensure_fresh` (which ``tooldeck`` commands, the MCP
   server and the model loop run before they list tools);
@@ -28,7 +30,12 @@ listing yields decided in :mod:`tooldeck.mcp._servertools`:
   reconnects; nothing raises out of listing or refreshing;
 * a call on a connection that died reconnects once before failing with an
   ``execution_error``; a tool result with ``isError`` fails the call with the
-  server's words (kind ``mcp_error``).
+  server's words (kind ``mcp_error``);
+* every call ends: past the tool's timeout (the server's ``timeout``, else
+  the attachment's, else :data:`~tooldeck._model.MCP_CALL_TIMEOUT`) it fails
+  with kind ``timeout``; a reply over ``max_reply_bytes`` ends the connection
+  and fails the call (``execution_error``, not retried; the next call
+  reconnects).
 """
 
 from __future__ import annotations
@@ -37,7 +44,6 @@ import asyncio
 import logging
 import time
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from mcp.client.session import ClientSession
@@ -45,15 +51,18 @@ from mcp.shared.exceptions import MCPError
 
 from tooldeck._entries import RegistryChange
 from tooldeck._errors import DuplicateToolError, ToolFailed
-from tooldeck._model import McpServerSpec
+from tooldeck._model import MCP_CALL_TIMEOUT, McpServerSpec
 from tooldeck._reshape import Forward
 from tooldeck.mcp._client import (
+    CallTimedOut,
     ConnectionLost,
     McpConnection,
+    Refused,
     SessionFactory,
     describe_error,
     result_text,
 )
+from tooldeck.mcp._serverstate import ServerHealth, ServerState
 from tooldeck.mcp._servertools import (
     GROUP_PREFIX,
     ServerTools,
@@ -76,58 +85,8 @@ log = logging.getLogger("tooldeck.mcp")
 _COMPILE_INLINE = 64
 """Listings up to this many tools are compiled on the loop; longer ones in a worker thread."""
 
-
-@dataclass(frozen=True)
-class ServerHealth:
-    """How one attached server is doing, as :meth:`McpAttachment.health` reports it."""
-
-    name: str
-    ok: bool
-    """The last listing succeeded and the connection is not known to be broken."""
-    connected: bool
-    tools: tuple[str, ...] = ()
-    """Registered tool names (prefix included)."""
-    shadowed: tuple[str, ...] = ()
-    """Remote tools left out because the name was already taken (a local tool wins)."""
-    skipped: tuple[str, ...] = ()
-    """Remote tools left out because their name or their schema cannot be registered."""
-    unresolved: tuple[str, ...] = ()
-    """``use:`` entries left out, as ``name: why`` (no such tool, args that do not fit)."""
-    skipped_reasons: tuple[str, ...] = ()
-    """Why each of ``skipped`` was left out, in the same order."""
-    error: str | None = None
-    """Why the server is not ok (the last connection, listing or call failure)."""
-    listed_at: float | None = None
-    """``time.monotonic()`` of the last successful listing."""
-    connects: int = 0
-    """Connections opened so far (more than one means it reconnected)."""
-
-
-@dataclass
-class _Server:
-    spec: McpServerSpec
-    conn: McpConnection | None = None
-    tools: dict[str, str] = field(default_factory=dict)
-    """Registered name -> remote tool name."""
-    remote: list[Tool] | None = None
-    """The last listing, to re-publish when the manifests' use: entries change."""
-    compiled: dict[str, Any] = field(default_factory=dict)
-    """Raw tools compiled from the last listing (see ``server_tools(compiled=)``)."""
-    shadowed: tuple[str, ...] = ()
-    skipped: tuple[str, ...] = ()
-    skipped_reasons: tuple[str, ...] = ()
-    unresolved: tuple[str, ...] = ()
-    error: str | None = None
-    listed_at: float | None = None
-    checked_at: float | None = None
-    connects: int = 0
-    handlers: dict[str, Callable[..., Any]] = field(default_factory=dict)
-    list_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
-    connect_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
-
-    @property
-    def group(self) -> str:
-        return group_name(self.spec.name)
+_RELIST_SPACING = 1.0
+"""Seconds between the starts of two listings that follow ``tools/list_changed``."""
 
 
 class McpAttachment:
@@ -138,7 +97,8 @@ class McpAttachment:
         servers: the specs to attach; by default every ``via="client"`` server
             the registry declares. Hosted servers are ignored.
         timeout: seconds a call may take (the tools' ``ToolSpec.timeout``);
-            ``None`` uses the registry default.
+            ``None``: the registry default, and the server is given up on
+            after :data:`~tooldeck._model.MCP_CALL_TIMEOUT` (60 s).
         timeouts: per-server call timeouts by server name, over ``timeout``
             (a server's own ``timeout`` in its declaration wins over both).
         connect_timeout: seconds for spawning/connecting and the handshake,
@@ -166,7 +126,7 @@ class McpAttachment:
         specs = registry.mcp_servers() if servers is None else tuple(servers)
         self._follow = servers is None
         """Whether servers declared (or removed) later by a reload are attached too."""
-        self._servers = {s.name: _Server(s) for s in specs if s.via == "client"}
+        self._servers = {s.name: ServerState(s) for s in specs if s.via == "client"}
         self._uses = registry.tool_uses()
         self._unsubscribe: Callable[[], None] | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
@@ -255,30 +215,15 @@ class McpAttachment:
 
     def health(self) -> dict[str, ServerHealth]:
         """Each server's state: connected, tools, shadowed names, last error."""
-        return {
-            name: ServerHealth(
-                name=name,
-                ok=state.error is None and state.listed_at is not None,
-                connected=state.conn is not None and state.conn.alive,
-                tools=tuple(state.tools),
-                shadowed=state.shadowed,
-                skipped=state.skipped,
-                skipped_reasons=state.skipped_reasons,
-                unresolved=state.unresolved,
-                error=state.error,
-                listed_at=state.listed_at,
-                connects=state.connects,
-            )
-            for name, state in self._servers.items()
-        }
+        return {name: state.health() for name, state in self._servers.items()}
 
-    def _state(self, name: str) -> _Server:
+    def _state(self, name: str) -> ServerState:
         try:
             return self._servers[name]
         except KeyError:
             raise KeyError(f"no attached MCP server {name!r}") from None
 
-    def _expired(self, state: _Server) -> bool:
+    def _expired(self, state: ServerState) -> bool:
         if state.checked_at is None:
             return True
         ttl = state.spec.cache_ttl
@@ -286,7 +231,7 @@ class McpAttachment:
             ttl = min(ttl, self._retry_after)
         return self._clock() - state.checked_at >= ttl
 
-    async def _refresh(self, state: _Server, *, force: bool) -> RegistryChange:
+    async def _refresh(self, state: ServerState, *, force: bool) -> RegistryChange:
         async with state.list_lock:
             if self._closed:
                 return RegistryChange()
@@ -310,23 +255,23 @@ class McpAttachment:
                 return self._apply(state, await asyncio.to_thread(self._build, state, tools))
             return self._publish(state, tools)
 
-    def _publish(self, state: _Server, tools: list[Tool]) -> RegistryChange:
+    def _publish(self, state: ServerState, tools: list[Tool]) -> RegistryChange:
         return self._apply(state, self._build(state, tools))
 
-    def _build(self, state: _Server, tools: list[Tool]) -> ServerTools:
+    def _build(self, state: ServerState, tools: list[Tool]) -> ServerTools:
         state.remote = tools
         return server_tools(
             state.spec,
             tools,
             self._uses,
             raw_handler=lambda remote: self._handler(state, remote),
-            use_handler=lambda remote, forward: self._use_handler(state, remote, forward),
+            use_handler=lambda remote, forward, own: self._use_handler(state, remote, forward, own),
             taken=lambda name: self._taken_elsewhere(name, state.group),
             timeout=self._timeout_of(state.spec),
             compiled=state.compiled,
         )
 
-    def _apply(self, state: _Server, built: ServerTools) -> RegistryChange:
+    def _apply(self, state: ServerState, built: ServerTools) -> RegistryChange:
         try:
             change = self.registry.replace_group(state.group, tools=built.prepared)
         except DuplicateToolError as exc:  # a name was taken between the check and the swap
@@ -346,7 +291,14 @@ class McpAttachment:
             return spec.timeout
         return self._timeouts.get(spec.name, self._timeout)
 
-    def _publish_empty(self, state: _Server) -> RegistryChange:
+    def _call_timeout(self, spec: McpServerSpec, own: float | None) -> float:
+        """How long a call may wait for the server: the tool's timeout, or the default."""
+        if own is not None:
+            return own
+        timeout = self._timeout_of(spec)
+        return timeout if timeout is not None else MCP_CALL_TIMEOUT
+
+    def _publish_empty(self, state: ServerState) -> RegistryChange:
         state.tools = {}
         return self.registry.replace_group(state.group)
 
@@ -358,23 +310,28 @@ class McpAttachment:
         except KeyError:  # removed meanwhile
             return False
 
-    def _handler(self, state: _Server, remote: str) -> Callable[..., Any]:
+    def _handler(self, state: ServerState, remote: str) -> Callable[..., Any]:
         # One handler per remote tool, kept across listings: a re-listing with
         # the same tools changes nothing in the registry.
         handler = state.handlers.get(remote)
         if handler is None:
+            timeout = self._call_timeout(state.spec, None)
 
             async def call_mcp_tool(arguments: dict[str, Any]) -> str:
-                return await self._call(state, remote, arguments)
+                return await self._call(state, remote, arguments, timeout)
 
             call_mcp_tool.__name__ = f"mcp_{remote}"
             handler = state.handlers[remote] = call_mcp_tool
         return handler
 
-    def _use_handler(self, state: _Server, remote: str, forward: Forward) -> Callable[..., Any]:
+    def _use_handler(
+        self, state: ServerState, remote: str, forward: Forward, own: float | None
+    ) -> Callable[..., Any]:
         # Built per publication: the forward function changes with the entry.
+        timeout = self._call_timeout(state.spec, own)
+
         async def call_mcp_tool(arguments: dict[str, Any]) -> str:
-            return await self._call(state, remote, forward(arguments))
+            return await self._call(state, remote, forward(arguments), timeout)
 
         call_mcp_tool.__name__ = f"mcp_{remote}"
         return call_mcp_tool
@@ -408,23 +365,42 @@ class McpAttachment:
             if known is not None:
                 self._publish_empty(known)
                 await self._evict(known, known.conn)
-            self._servers[name] = _Server(spec)
+            self._servers[name] = ServerState(spec)
             if spec.initialize_on_startup:
                 fresh.append(name)
         if fresh:
             await self.refresh(*fresh)
 
-    def _tools_changed(self, state: _Server) -> None:
-        """The server announced ``tools/list_changed``: list it again now."""
+    def _tools_changed(self, state: ServerState) -> None:
+        """The server announced ``tools/list_changed``: list it again, one listing at a time.
+
+        A flood of announcements costs a flag each: while a listing runs, any
+        number of them make one more listing after it, not one each.
+        """
         if self._closed:
             return
+        if state.relisting is not None and not state.relisting.done():
+            state.relist_again = True
+            return
         state.listed_at = state.checked_at = None
-        task = asyncio.ensure_future(self._refresh(state, force=True))
+        task = asyncio.ensure_future(self._relist(state))
+        state.relisting = task
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
+    async def _relist(self, state: ServerState) -> None:
+        while True:
+            state.relist_again = False
+            started = time.monotonic()
+            await self._refresh(state, force=True)
+            if not state.relist_again or self._closed:
+                return
+            await asyncio.sleep(max(0.0, _RELIST_SPACING - (time.monotonic() - started)))
+
     # ---------------------------------------------------------------- calls
-    async def _call(self, state: _Server, remote: str, arguments: dict[str, Any]) -> str:
+    async def _call(
+        self, state: ServerState, remote: str, arguments: dict[str, Any], timeout: float
+    ) -> str:
         server = state.spec.name
         if self._closed:
             raise ToolFailed(f"MCP server {server!r} is detached", kind="execution_error")
@@ -441,7 +417,17 @@ class McpAttachment:
             try:
                 live = state.conn  # (the usual case, without a call to _connect)
                 conn = live if live is not None and live.alive else await self._connect(state)
-                result = await conn.call_tool(remote, dict(arguments))
+                result = await conn.call_tool(remote, dict(arguments), timeout=timeout)
+            except CallTimedOut as exc:
+                raise ToolFailed(str(exc), kind="timeout") from None
+            except Refused as exc:  # a reply over max_reply_bytes: that connection ended
+                await self._evict(state, conn)
+                state.error = f"connection ended: {exc}"
+                log.warning("MCP server %r: %s", server, state.error)
+                raise ToolFailed(
+                    f"tool {remote!r} on MCP server {server!r} failed: {exc}",
+                    kind="execution_error",
+                ) from None
             except (ConnectionLost, OSError) as exc:
                 await self._evict(state, conn)
                 state.error = f"connection lost: {describe_error(exc)}"
@@ -461,7 +447,7 @@ class McpAttachment:
             return result_text(result)
         raise AssertionError("unreachable")  # pragma: no cover
 
-    async def _connect(self, state: _Server) -> McpConnection:
+    async def _connect(self, state: ServerState) -> McpConnection:
         conn = state.conn
         if conn is not None and conn.alive:
             return conn
@@ -486,7 +472,7 @@ class McpAttachment:
             state.conn = conn
             return conn
 
-    async def _evict(self, state: _Server, conn: McpConnection | None) -> None:
+    async def _evict(self, state: ServerState, conn: McpConnection | None) -> None:
         """Drop ``conn`` (only if it is still the server's) so the next use reconnects."""
         if conn is None:
             return

@@ -35,13 +35,24 @@ async def attach_servers(
     unregisters them and closes every connection. If the registry has no loop
     yet, it uses the running one for the duration. ``options`` go to
     :class:`McpAttachment`.
+
+    Closing finishes even when the block is left by a cancellation that
+    lands while it closes (Ctrl-C or SIGTERM through ``asyncio.run`` cancels
+    the main task, which may be late: uvicorn re-raises the signal after its
+    own graceful shutdown), so no stdio server is left running; a second
+    cancellation still interrupts it.
     """
     attachment = McpAttachment(registry, servers, **options)
     try:
         await attachment.start()
         yield attachment
     finally:
-        await attachment.aclose()
+        closing = asyncio.ensure_future(attachment.aclose())
+        try:
+            await asyncio.shield(closing)
+        except asyncio.CancelledError:
+            await closing
+            raise
 
 
 class BackgroundAttachment:

@@ -7,11 +7,16 @@ server): callers in any task of that loop send requests through the session,
 and :meth:`McpConnection.aclose` asks the owner task to unwind the stack, which
 closes the session, stops the server process (stdio) or ends the HTTP session.
 
+Every exchange ends: a call fails with :class:`CallTimedOut` past its timeout
+(however the server misbehaves, a reply it never sends or one nobody can read),
+a message over the spec's ``max_reply_bytes`` ends the connection with
+:class:`ReplyRefused` (:mod:`tooldeck.mcp._transports`), and a tool list over
+``max_tools`` tools, 1,000 pages or four times ``max_reply_bytes`` in all is
+refused whole (:class:`ListingRefused`), never cut short.
+
 What the connection knows of the spec's credentials (the ``authorization``
 token, header values, a password or query values in the url) never reaches its
 error messages or logs: they are shown as ``***``.
-
-Only this module and :mod:`tooldeck.mcp._attach` import ``mcp``.
 """
 
 from __future__ import annotations
@@ -20,49 +25,54 @@ import asyncio
 import contextlib
 import inspect
 import logging
-import os
-import subprocess
-import sys
-import weakref
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import anyio
 from mcp.client.session import ClientSession
-from mcp.client.sse import sse_client
-from mcp.client.stdio import StdioServerParameters, stdio_client
-from mcp.client.streamable_http import streamable_http_client
-from mcp.shared._httpx_utils import (
-    MCP_DEFAULT_SSE_READ_TIMEOUT,
-    MCP_DEFAULT_TIMEOUT,
-    create_mcp_http_client,
-)
 from mcp.shared.exceptions import MCPError
 from mcp_types import (
     CONNECTION_CLOSED,
     CallToolResult,
+    PaginatedRequestParams,
     TextContent,
     Tool,
     ToolListChangedNotification,
 )
 
-from tooldeck._secrets import Secrets, server_credentials
+from tooldeck._model import MCP_CALL_TIMEOUT
+from tooldeck._secrets import server_credentials
+from tooldeck.mcp._clientlogs import redact_logs
+from tooldeck.mcp._stdio import TOO_MANY_TOOLS, TransportState
+from tooldeck.mcp._transports import open_transport
 
 if TYPE_CHECKING:
-    from mcp.client._transport import TransportStreams
     from mcp.client.session import IncomingMessage
 
     from tooldeck._model import McpServerSpec
 
-__all__ = ["ConnectionLost", "McpConnection", "SessionFactory", "describe_error", "result_text"]
+__all__ = [
+    "CallTimedOut",
+    "ConnectionLost",
+    "ListingRefused",
+    "McpConnection",
+    "Refused",
+    "ReplyRefused",
+    "SessionFactory",
+    "describe_error",
+    "result_text",
+]
 
 log = logging.getLogger("tooldeck.mcp")
 
 SessionFactory = Callable[..., ClientSession]
 """Builds the session over a transport's streams (tests pass a counting subclass)."""
 
-_MAX_PAGES = 100
-"""``tools/list`` pages followed before giving up on a server that never stops paging."""
+_MAX_PAGES = 1000
+"""``tools/list`` pages followed before refusing a server that never stops paging."""
+
+_LISTING_REPLIES = 4
+"""A whole tool list may total this many times ``max_reply_bytes`` (16 MiB by default)."""
 
 _CLOSE_TIMEOUT = 15.0
 """Seconds :meth:`McpConnection.aclose` waits for an orderly shutdown (stdio bounds its own)."""
@@ -72,6 +82,25 @@ class ConnectionLost(ConnectionError):
     """The server went away (process exited, stream closed) or never answered the handshake."""
 
 
+class Refused(Exception):
+    """What the server did was not accepted; the message says why, in full, for the caller.
+
+    Not retried: the same request would meet the same answer.
+    """
+
+
+class CallTimedOut(Refused, TimeoutError):
+    """A ``tools/call`` got no readable answer within its timeout."""
+
+
+class ReplyRefused(Refused):
+    """A message from the server went over ``max_reply_bytes``: the connection was ended."""
+
+
+class ListingRefused(Refused):
+    """``tools/list`` went over ``max_tools``, the page cap or the byte budget: left out whole."""
+
+
 def describe_error(exc: BaseException) -> str:
     """One line of words for an error, looking through the exception groups anyio raises.
 
@@ -79,6 +108,8 @@ def describe_error(exc: BaseException) -> str:
     """
     while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
         exc = exc.exceptions[0]
+    if isinstance(exc, Refused):
+        return str(exc)
     if isinstance(exc, TimeoutError):
         return "timed out"
     lines = str(exc).strip().splitlines()
@@ -118,6 +149,7 @@ class McpConnection:
         self._lost = False
         self._changed_task: asyncio.Task[None] | None = None
         self._changed_again = False
+        self._transport = TransportState()
 
     def __repr__(self) -> str:
         state = "open" if self.alive else "closed"
@@ -126,21 +158,27 @@ class McpConnection:
     @property
     def alive(self) -> bool:
         """Whether the session is up and has not been seen to drop."""
-        return self._session is not None and not self._lost and not self._closing.is_set()
+        return (
+            self._session is not None
+            and not self._lost
+            and not self._closing.is_set()
+            and self._transport.refused is None
+        )
 
     def describe(self, exc: BaseException) -> str:
         """:func:`describe_error` with the spec's credentials shown as ``***``."""
         return self._secrets.redact(describe_error(exc))
 
     async def start(self) -> None:
-        """Connect and run the MCP handshake; :class:`ConnectionLost` if that fails.
+        """Connect and run the MCP handshake; :class:`ConnectionLost` if that fails
+        (:class:`ReplyRefused` if the server's answer went over ``max_reply_bytes``).
 
         Fails within ``connect_timeout`` however the server misbehaves.
         """
         if self._owner is not None:
             raise RuntimeError("an McpConnection starts once; make a new one to reconnect")
         if self.spec.url is not None and self._secrets:
-            _redact_logs.live.add(self._secrets)
+            redact_logs.live.add(self._secrets)
         self._owner = asyncio.get_running_loop().create_task(
             self._own(), name=f"tooldeck-mcp-{self.spec.name}"
         )
@@ -156,6 +194,8 @@ class McpConnection:
         if self._session is None:
             error = self._error
             await self.aclose()
+            if self._transport.refused is not None:
+                raise self._refused()
             cause = None if self._secrets else error  # a traceback would show the url
             raise ConnectionLost(self.describe(error) if error else "closed") from cause
 
@@ -168,7 +208,9 @@ class McpConnection:
                 if self._closing.is_set():  # closed before this task first ran
                     return
                 async with contextlib.AsyncExitStack() as stack:
-                    read, write = await stack.enter_async_context(self._transport())
+                    read, write = await stack.enter_async_context(
+                        open_transport(self.spec, errlog=self._errlog, state=self._transport)
+                    )
                     session = await stack.enter_async_context(
                         self._session_factory(read, write, message_handler=self._on_message)
                     )
@@ -185,41 +227,14 @@ class McpConnection:
         finally:
             self._session = None
             self._ready.set()
-            _redact_logs.live.discard(self._secrets)
-
-    def _transport(self) -> contextlib.AbstractAsyncContextManager[TransportStreams]:
-        spec = self.spec
-        if spec.command is not None:
-            if spec.cwd is not None and not os.path.isdir(spec.cwd):
-                # The spawn's own error names only the path, as if the command were missing.
-                raise NotADirectoryError(f"cwd {spec.cwd!r} is not an existing directory")
-            command, *args = spec.command
-            params = StdioServerParameters(
-                command=command,
-                args=args,
-                env=dict(spec.env) or None,
-                cwd=spec.cwd,
-                # A stray invalid byte on stdout (a library printing) costs the
-                # line it is on, not the whole connection.
-                encoding_error_handler="replace",
-            )
-            return stdio_client(params, errlog=_server_stderr(self._errlog))
-        assert spec.url is not None  # McpServerSpec checks exactly one of url or command
-        if spec.transport == "sse":
-            return sse_client(
-                spec.url,
-                headers=_http_headers(spec),
-                timeout=MCP_DEFAULT_TIMEOUT,
-                sse_read_timeout=MCP_DEFAULT_SSE_READ_TIMEOUT,
-            )
-        return _http_transport(spec.url, _http_headers(spec))
+            redact_logs.live.discard(self._secrets)
 
     # ------------------------------------------------------------ notifications
     async def _on_message(self, message: IncomingMessage) -> None:
         """The session's ``message_handler``: server notifications and unreadable input."""
         if isinstance(message, ToolListChangedNotification):
             self._tools_changed()
-        elif isinstance(message, Exception):  # a line that is not JSON-RPC; the SDK logged it
+        elif isinstance(message, Exception):  # a line that is not JSON-RPC (logged at debug)
             log.debug("MCP server %r sent %s", self.spec.name, self.describe(message))
 
     def _tools_changed(self) -> None:
@@ -260,50 +275,97 @@ class McpConnection:
 
     # ----------------------------------------------------------------- requests
     async def list_tools(self) -> list[Tool]:
-        """Every tool the server offers (following pagination)."""
+        """Every tool the server offers (following pagination), or :class:`ListingRefused`.
+
+        A listing past ``max_tools`` tools, :data:`_MAX_PAGES` pages or
+        :data:`_LISTING_REPLIES` times ``max_reply_bytes`` is refused whole:
+        a server's tools are all there or none is. The caller bounds the time.
+        """
         session = self._live()
+        most = self.spec.max_tools
+        budget = _LISTING_REPLIES * self.spec.max_reply_bytes
+        start = self._transport.received
         tools: list[Tool] = []
         cursor: str | None = None
         for _ in range(_MAX_PAGES):
+            params = None if cursor is None else PaginatedRequestParams(cursor=cursor)
             try:
-                if cursor is None:
-                    page = await session.list_tools()
-                else:
-                    from mcp_types import PaginatedRequestParams
-
-                    page = await session.list_tools(params=PaginatedRequestParams(cursor=cursor))
+                page = await session.list_tools(params=params)
             except MCPError as exc:
+                if exc.code == TOO_MANY_TOOLS:  # screened by the stdio transport
+                    raise ListingRefused(exc.message) from None
                 raise self._translate(exc) from exc
             tools.extend(page.tools)
+            if len(tools) > most:
+                raise ListingRefused(f"it lists more than {most:,} tools (max_tools)")
+            if self._transport.received - start > budget:
+                raise ListingRefused(
+                    f"its tool list is over {budget:,} bytes (4 x max_reply_bytes)"
+                )
             cursor = page.next_cursor
             if cursor is None:
-                break
-        return tools
+                return tools
+        raise ListingRefused(f"its tool list goes on past {_MAX_PAGES:,} pages")
 
-    async def call_tool(self, name: str, arguments: dict[str, Any]) -> CallToolResult:
-        """``tools/call``; :class:`ConnectionLost` when the connection dropped."""
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], *, timeout: float = MCP_CALL_TIMEOUT
+    ) -> CallToolResult:
+        """``tools/call``, answered within ``timeout`` seconds or :class:`CallTimedOut`.
+
+        :class:`ConnectionLost` when the connection dropped, :class:`ReplyRefused`
+        when the reply (or another message) went over ``max_reply_bytes``.
+        The timeout covers sending too: a server that stops reading its
+        input cannot hold the caller either. The request runs in a task of
+        its own, which a timeout cancels without waiting for it: the SDK then
+        tells the server (``notifications/cancelled``), which may itself take
+        a few seconds with a server that does not read.
+        """
         session = self._live()
+        request = asyncio.ensure_future(session.call_tool(name, arguments))
         try:
-            return await session.call_tool(name, arguments)
+            return await asyncio.wait_for(asyncio.shield(request), timeout)
+        except TimeoutError:
+            if self._transport.refused is not None:
+                raise self._refused() from None
+            raise CallTimedOut(
+                f"tool {name!r} on MCP server {self.spec.name!r} "
+                f"did not answer within {timeout:g} s"
+            ) from None
         except MCPError as exc:
             raise self._translate(exc) from exc
         except (OSError, EOFError, anyio.BrokenResourceError, anyio.ClosedResourceError) as exc:
             self._lost = True
+            if self._transport.refused is not None:
+                raise self._refused() from None
             raise ConnectionLost(self.describe(exc)) from None if self._secrets else exc
+        finally:
+            if not request.done():  # timed out or cancelled: the SDK tells the server
+                request.cancel()
+                request.add_done_callback(_retrieve)
 
     def _live(self) -> ClientSession:
         session = self._session
+        if self._transport.refused is not None:
+            raise self._refused()
         if session is None or self._lost:
             reason = self.describe(self._error) if self._error else "not connected"
             raise ConnectionLost(reason)
         return session
 
+    def _refused(self) -> ReplyRefused:
+        self._lost = True
+        return ReplyRefused(self._transport.refused)
+
     def _translate(self, exc: MCPError) -> Exception:
         """A closed connection as :class:`ConnectionLost`; other errors with credentials hidden.
 
-        The HTTP transports answer a failed request with an error of their own,
-        whose message may quote the url.
+        Any failure after the transport refused a message is that refusal
+        (the request waiting for the refused reply sees the connection close,
+        or its reply unreadable). The HTTP transports answer a failed request
+        with an error of their own, whose message may quote the url.
         """
+        if self._transport.refused is not None:
+            return self._refused()
         message = self._secrets.redact(exc.message)
         if exc.code == CONNECTION_CLOSED:
             self._lost = True
@@ -328,57 +390,10 @@ class McpConnection:
                 await owner
 
 
-def _http_headers(spec: McpServerSpec) -> dict[str, str]:
-    headers = dict(spec.headers)
-    if spec.authorization:
-        token = spec.authorization
-        has_scheme = token.lower().startswith(("bearer ", "basic "))
-        headers["Authorization"] = token if has_scheme else f"Bearer {token}"
-    return headers
-
-
-class _RedactLogs(logging.Filter):
-    """Shows the open HTTP connections' credentials as ``***`` in the HTTP stack's logs.
-
-    httpx2 logs every request's url at INFO, and the SDK's transports log the
-    url and their errors: a password or a key in the url would be printed.
-    """
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.live: weakref.WeakSet[Secrets] = weakref.WeakSet()
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        if live := list(self.live):
-            try:
-                record.msg, record.args = _redact(live, record.getMessage()), ()
-            except Exception:  # a broken format: the handler reports it, not the caller
-                return True
-            if record.exc_info and not record.exc_text:  # formatters reuse exc_text
-                record.exc_text = logging.Formatter().formatException(record.exc_info)
-            if record.exc_text:
-                record.exc_text = _redact(live, record.exc_text)
-        return True
-
-
-def _redact(live: list[Secrets], text: str) -> str:
-    for secrets in live:
-        text = secrets.redact(text)
-    return text
-
-
-_redact_logs = _RedactLogs()
-for _name in ("httpx2", "mcp.client.sse", "mcp.client.streamable_http"):
-    logging.getLogger(_name).addFilter(_redact_logs)
-
-
-@contextlib.asynccontextmanager
-async def _http_transport(url: str, headers: dict[str, str]) -> AsyncIterator[TransportStreams]:
-    async with (
-        create_mcp_http_client(headers=headers) as client,
-        streamable_http_client(url, http_client=client) as streams,
-    ):
-        yield streams
+def _retrieve(task: asyncio.Future[Any]) -> None:
+    """Collect an abandoned request's outcome, so asyncio does not report it as unretrieved."""
+    if not task.cancelled():
+        task.exception()
 
 
 def result_text(result: CallToolResult) -> str:
@@ -414,22 +429,3 @@ def result_text(result: CallToolResult) -> str:
     if result.structured_content is not None:
         return json.dumps(result.structured_content, ensure_ascii=False, default=str)
     return "\n".join(parts)
-
-
-def _server_stderr(errlog: Any) -> Any:
-    """Where a stdio server's stderr goes: ``errlog``, else ours if it is a real file.
-
-    Under a captured or replaced ``sys.stderr`` (pytest, Jupyter, an in-process
-    CLI run) there is no file descriptor to hand a child process; the spawn
-    would fail. The process's original stderr is used then, or nothing.
-    """
-    if errlog is not None:
-        return errlog
-    for stream in (sys.stderr, sys.__stderr__):
-        try:
-            if stream is not None:
-                stream.fileno()
-                return stream
-        except (AttributeError, OSError, ValueError):
-            continue
-    return subprocess.DEVNULL

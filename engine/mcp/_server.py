@@ -395,10 +395,14 @@ async def serve_stdio(
     """
     from mcp.server.stdio import stdio_server
 
+    from tooldeck.mcp._stdin import daemon_stdin
+
     served = build_server(
         registry, name=name, list_changed=reload is not None, approval_timeout=approval_timeout
     )
-    async with stdio_server() as (read_stream, write_stream):
+    # stdin read by a daemon thread: told to stop (SIGTERM, Ctrl-C), serving ends even
+    # while the client keeps stdin open, after the attached servers are stopped.
+    async with daemon_stdin() as stdin, stdio_server(stdin=stdin) as (read_stream, write_stream):
 
         async def body() -> None:
             await served.server.run(read_stream, write_stream, served.initialization_options())

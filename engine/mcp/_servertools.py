@@ -75,15 +75,16 @@ def server_tools(
     uses: Iterable[McpToolUse],
     *,
     raw_handler: Callable[[str], Callable[..., Any]],
-    use_handler: Callable[[str, Forward], Callable[..., Any]],
+    use_handler: Callable[[str, Forward, float | None], Callable[..., Any]],
     taken: Callable[[str], bool],
     timeout: float | None,
     compiled: Mapping[str, tuple[Tool, PreparedTool]] | None = None,
 ) -> ServerTools:
     """The tools ``spec``'s group should hold after listing ``remote``.
 
-    ``raw_handler(remote_name)`` and ``use_handler(remote_name, forward)``
-    build the handlers that call the server; ``taken(name)`` says whether a
+    ``raw_handler(remote_name)`` and ``use_handler(remote_name, forward,
+    timeout)`` build the handlers that call the server (``timeout``: the
+    ``use:`` entry's own, or None); ``taken(name)`` says whether a
     name is held outside the server's group. ``compiled`` is the previous
     result's :attr:`ServerTools.compiled` for the same declaration: a remote
     tool that did not change is not compiled again (a server with thousands
@@ -147,7 +148,7 @@ def _add_use(
     use: McpToolUse,
     tool: Tool | None,
     *,
-    use_handler: Callable[[str, Forward], Callable[..., Any]],
+    use_handler: Callable[[str, Forward, float | None], Callable[..., Any]],
     taken: Callable[[str], bool],
     timeout: float | None,
 ) -> None:
@@ -164,7 +165,7 @@ def _add_use(
         use,
         dict(tool.input_schema),
         tool.description or tool.title,
-        lambda forward: use_handler(tool.name, forward),
+        lambda forward: use_handler(tool.name, forward, use.template.timeout),
         side_effects=_side_effects(spec, tool),
     )
     if built is None:

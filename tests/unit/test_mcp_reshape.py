@@ -201,7 +201,7 @@ def test_a_listing_again_reuses_the_tools_it_compiled_before(monkeypatch):
             listed,
             (),
             raw_handler=lambda remote: not_attached,
-            use_handler=lambda remote, forward: not_attached,
+            use_handler=lambda remote, forward, timeout: not_attached,
             taken=lambda name: False,
             timeout=None,
             compiled=compiled,
