@@ -20,7 +20,8 @@ The rule, in order:
    local tool, no ``use:`` entry and no server declared before its own holds
    that name. Between servers the declaration order decides (see
    :func:`declaration_order`), never the order in which they answer
-   ``tools/list``; a server that has not been listed holds nothing.
+   ``tools/list``; a server that has not been listed holds nothing, nor
+   does a tool whose name is refused (:func:`~tooldeck._names.remote_name_problem`).
 
 What loses is *shadowed*: left out, and reported with what holds its name.
 A local tool and a ``use:`` entry of the same name in manifests are a load
@@ -39,6 +40,7 @@ from types import MappingProxyType
 from typing import Literal
 
 from tooldeck._model import McpServerSpec, McpToolUse
+from tooldeck._names import remote_name_problem
 
 __all__ = ["NameHolder", "Names", "Shadowed", "assign_names", "declaration_order"]
 
@@ -150,8 +152,8 @@ def assign_names(
         reshaped = {use.tool for use in uses if use.server == spec.name}
         mine = raw[spec.name] = {}
         for tool in dict.fromkeys(remote):
-            if not spec.registers_as_is(tool, reshaped):
-                continue
+            if not spec.registers_as_is(tool, reshaped) or remote_name_problem(tool) is not None:
+                continue  # never registered as it is (a bad name is skipped, with the reason)
             name = spec.prefix + tool
             holder = NameHolder(kind="tool", name=name) if name in local else held.get(name)
             if holder is not None:
