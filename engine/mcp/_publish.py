@@ -91,7 +91,7 @@ def publish(
         updates = {
             states[name].group: GroupContent(tools=tuple(b.prepared), yields=True)
             for name, b in built.items()
-            if not _same_tools(states[name].built, b)
+            if not _published(registry, states[name].built, b)
         }
         try:
             changes = registry.replace_groups({**updates, **emptied}) if updates or emptied else {}
@@ -158,11 +158,18 @@ def _equal_inputs(before: tuple[Any, ...], now: tuple[Any, ...]) -> bool:
     return before[0] is now[0] and before[1:] == now[1:]
 
 
-def _same_tools(before: ServerTools, now: ServerTools) -> bool:
-    """Whether the registry already holds exactly ``now``'s tools (the same compiled objects)."""
+def _published(registry: ToolRegistry, before: ServerTools, now: ServerTools) -> bool:
+    """Whether the registry already holds exactly ``now``'s tools (the same compiled objects).
+
+    Asked of the registry too, not only of what was published last: a local
+    tool may have taken one of the names since (the group yields).
+    """
     if len(before.prepared) != len(now.prepared):
         return False
-    return all(a is b for a, b in zip(before.prepared, now.prepared, strict=True))
+    return all(
+        a is b and registry.get_tool(b.name) is b.spec
+        for a, b in zip(before.prepared, now.prepared, strict=True)
+    )
 
 
 def _one_by_one(
