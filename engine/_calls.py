@@ -32,7 +32,7 @@ from tooldeck._regex import clip
 from tooldeck._results import UnserializableResult, to_text
 
 if TYPE_CHECKING:
-    pass
+    from tooldeck._model import McpToolUse
 
 __all__ = [
     "acall_prepared",
@@ -43,6 +43,7 @@ __all__ = [
     "finish",
     "new_call_id",
     "parse_arguments",
+    "unavailable_use",
     "unknown_tool",
     "validate_call",
 ]
@@ -96,6 +97,21 @@ def unknown_tool(name: str, available: Iterable[str], call_id: str) -> ToolResul
     else:
         message += " No tools are registered."
     return error_result("unknown_tool", message, tool_name=name, call_id=call_id)
+
+
+def unavailable_use(use: McpToolUse, call_id: str) -> ToolResult:
+    """A call to a ``use:`` entry's name while its server has not provided the tool.
+
+    The name stays the entry's (no other server's tool may take it), so the
+    call fails here, saying which server it waits for, rather than as an
+    unknown tool.
+    """
+    message = (
+        f"tool {use.name!r} is unavailable: MCP server {use.server!r} has not provided "
+        f"{use.tool!r} (use: {use.server}/{use.tool}); it is unreachable, not attached, "
+        "or its tool does not fit the entry"
+    )
+    return error_result("execution_error", message, tool_name=use.name, call_id=call_id)
 
 
 def parse_arguments(arguments: Any) -> dict[str, Any] | str:

@@ -11,9 +11,15 @@ registry without hooks, a default timeout or a tracer take the fast path in
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, cast
 
-from tooldeck._calls import acall_prepared, call_prepared, new_call_id, unknown_tool
+from tooldeck._calls import (
+    acall_prepared,
+    call_prepared,
+    new_call_id,
+    unavailable_use,
+    unknown_tool,
+)
 from tooldeck._calltypes import ToolCall, ToolResult
 from tooldeck._errors import ToolCallError
 from tooldeck._execution import arun_guarded, run_guarded
@@ -25,6 +31,7 @@ if TYPE_CHECKING:
     from tooldeck._binding import CallEnv, PreparedTool
     from tooldeck._entries import Snapshot
     from tooldeck._execution import Policy
+    from tooldeck._model import McpToolUse
     from tooldeck._secrets import Secrets
 
 __all__ = ["CallDispatch", "CallLike", "Strategy"]
@@ -66,7 +73,7 @@ class CallDispatch:
         call_id = call_id or new_call_id()
         entry = self._snapshot.tools.get(name) or self._resolve(name)
         if entry is None:
-            return self._settle(unknown_tool(name, self._snapshot.tools, call_id), raise_errors)
+            return self._settle(self._missing(name, call_id), raise_errors)
         lenient = self._lenient if entry.spec.lenient is None else entry.spec.lenient
         if entry.plain and self._fast and not tracing_active():
             result = call_prepared(
@@ -99,7 +106,7 @@ class CallDispatch:
         call_id = call_id or new_call_id()
         entry = self._resolve(name)
         if entry is None:
-            return self._settle(unknown_tool(name, self._snapshot.tools, call_id), raise_errors)
+            return self._settle(self._missing(name, call_id), raise_errors)
         lenient = self._lenient if entry.spec.lenient is None else entry.spec.lenient
         if entry.plain and self._fast and not tracing_active():
             if entry.spec.inline and not entry.is_async:  # runs right here: the sync fast path
@@ -182,6 +189,13 @@ class CallDispatch:
         return list(await asyncio.gather(*(one(c) for c in batch)))
 
     # ------------------------------------------------------------ shared steps
+    def _missing(self, name: str, call_id: str) -> ToolResult:
+        """The failed result for a name no tool has: a ``use:`` entry's waits for its server."""
+        use = self._snapshot.table("tool_use").get(name)
+        if use is not None:
+            return unavailable_use(cast("McpToolUse", use.value), call_id)
+        return unknown_tool(name, self._snapshot.tools, call_id)
+
     def _resolve(self, name: str) -> PreparedTool | None:
         """The tool called ``name``, or whose provider-safe name is ``name``."""
         snap = self._snapshot

@@ -63,6 +63,8 @@ class Entry:
 
     value: PreparedTool | PreparedPrompt | McpServerSpec | WebSearchSpec | McpToolUse
     group: str | None
+    yields: bool = False
+    """Whether it gives its name up to any other declaration of it (see ``GroupContent.yields``)."""
 
     @property
     def spec(self) -> ToolSpec | PromptSpec | McpServerSpec | WebSearchSpec | McpToolUse:
@@ -182,6 +184,10 @@ class GroupContent:
     web_search: WebSearchSpec | None = None
     uses: tuple[McpToolUse, ...] = ()
     """Tools implemented by attached MCP servers' tools, completed when they are listed."""
+    yields: bool = False
+    """Its entries give way: a name another group or code declares later takes the entry's
+    place in the same swap, instead of being refused. An attached server's tools yield, so a
+    local tool keeps its name whether it was declared before the server was listed or after."""
 
 
 @dataclass(frozen=True)
@@ -207,7 +213,7 @@ def with_entry(
     """
     table = snap.table(kind)
     existed = name in table
-    if existed and policy != "replace":
+    if existed and policy != "replace" and not (table[name].yields and not entry.yields):
         if policy == "warn":
             return None
         raise DuplicateToolError(
@@ -244,6 +250,7 @@ def stage(
     web_search: WebSearchSpec | None,
     *,
     uses: Iterable[McpToolUse] = (),
+    yields: bool = False,
 ) -> StagedGroup:
     """One group's prepared content as entry tables; a name declared twice raises.
 
@@ -272,9 +279,9 @@ def stage(
                     tool_name=name,
                     code="TD112",
                 )
-            table[name] = Entry(value, group)
+            table[name] = Entry(value, group, yields)
     if web_search is not None:
-        tables["web_search"][WEB_SEARCH] = Entry(web_search, group)
+        tables["web_search"][WEB_SEARCH] = Entry(web_search, group, yields)
     return StagedGroup(MappingProxyType(tables))
 
 
@@ -284,26 +291,37 @@ def replace_groups(
     """``snap`` with each staged group's entries in place of what that group had.
 
     All or nothing: a name another group (or code) holds, or that two staged
-    groups both declare, raises DuplicateToolError naming both owners.
+    groups both declare, raises DuplicateToolError naming both owners,
+    unless the holder yields and the newcomer does not: then the holder's
+    entry leaves in the same swap, and its group's change says so.
     """
     claimed: dict[tuple[Kind, str], str] = {}
+    evicted: dict[tuple[Kind, str], str | None] = {}
     for group, content in staged.items():
         for kind in KINDS:
             current = snap.table(kind)
-            for name in content.tables[kind]:
+            for name, entry in content.tables[kind].items():
                 other = current.get(name)
                 if other is not None and other.group != group and other.group not in staged:
-                    raise _taken(kind, name, group, other.group)
+                    if not other.yields or entry.yields:
+                        raise _taken(kind, name, group, other.group)
+                    evicted[kind, name] = other.group
                 if (kind, name) in claimed:
                     raise _taken(kind, name, group, claimed[kind, name])
                 claimed[kind, name] = group
     tables: dict[Kind, dict[str, Entry]] = {}
     for kind in KINDS:
-        table = {n: e for n, e in snap.table(kind).items() if e.group not in staged}
+        table = {
+            n: e
+            for n, e in snap.table(kind).items()
+            if e.group not in staged and (kind, n) not in evicted
+        }
         for content in staged.values():
             table.update(content.tables[kind])
         tables[kind] = table
-    changes = {group: _diff(snap, tables, group) for group in staged}
+    yielded = [g for g in dict.fromkeys(evicted.values()) if g is not None and g not in staged]
+    touched = [*staged, *yielded]
+    changes = {group: _diff(snap, tables, group) for group in touched}
     return snap.with_tables(tables), changes
 
 

@@ -253,7 +253,8 @@ class ToolRegistry(RegistrationShortcuts, CallDispatch):
 
         A hot reload of several edited files uses this, so no call ever sees
         one file's new tools next to another file's old ones. Tools and
-        prompts that come prepared are used as they are.
+        prompts that come prepared are used as they are. The changes are by
+        group, including a group that gave up a name (``GroupContent.yields``).
         """
         staged = {group: _stage(group, content) for group, content in updates.items()}
         with self._lock:
@@ -309,6 +310,11 @@ class ToolRegistry(RegistrationShortcuts, CallDispatch):
     def tool_uses(self) -> tuple[McpToolUse, ...]:
         """Every ``use: SERVER/TOOL`` declaration; an attachment turns them into tools."""
         return tuple(cast(McpToolUse, e.spec) for e in self._snapshot.table("tool_use").values())
+
+    def tool_use(self, name: str) -> McpToolUse | None:
+        """The ``use:`` declaration that reserves ``name``, if any (attached or not)."""
+        entry = self._snapshot.table("tool_use").get(name)
+        return None if entry is None else cast(McpToolUse, entry.spec)
 
     def group_of(self, name: str) -> str | None:
         """The group a tool belongs to (``None`` for tools registered in code)."""
@@ -426,4 +432,12 @@ def _stage(group: str, content: GroupContent) -> StagedGroup:
     """Prepare what is not prepared yet (outside the lock), then stage it."""
     tools = [t if isinstance(t, PreparedTool) else prepare_tool(t) for t in content.tools]
     prompts = [p if isinstance(p, PreparedPrompt) else prepare_prompt(p) for p in content.prompts]
-    return stage(group, tools, prompts, content.servers, content.web_search, uses=content.uses)
+    return stage(
+        group,
+        tools,
+        prompts,
+        content.servers,
+        content.web_search,
+        uses=content.uses,
+        yields=content.yields,
+    )

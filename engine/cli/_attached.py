@@ -18,11 +18,18 @@ if TYPE_CHECKING:
     from typing import Any, TypeVar
 
     from tooldeck._registry import ToolRegistry
+    from tooldeck._shadowing import Shadowed
     from tooldeck.mcp._attach import McpAttachment
 
     T = TypeVar("T")
 
-__all__ = ["add_connect_options", "client_servers", "report_health", "with_attached"]
+__all__ = [
+    "add_connect_options",
+    "client_servers",
+    "report_health",
+    "shadowed_words",
+    "with_attached",
+]
 
 
 def add_connect_options(parser: argparse.ArgumentParser) -> None:
@@ -131,15 +138,31 @@ def report_health(attachment: McpAttachment) -> None:
     for name, health in attachment.health().items():
         if health.error is not None:
             say(name, health.error)
-        for shadowed in health.shadowed:
-            say(
-                name,
-                f"tool {quoted(shadowed)} is shadowed by another tool of that name; "
-                "the server's tool is left out",
-            )
+        for lost in health.shadowing:
+            say(name, shadowed_words(lost))
         reasons = dict(zip(health.skipped, health.skipped_reasons, strict=False))
         for skipped in health.skipped:
             why = reasons.get(skipped, "it cannot be registered")
             say(name, f"tool {quoted(skipped)} is left out: {why}")
         for line in health.unresolved:
             say(name, f"left out {line}")
+
+
+def shadowed_words(lost: Shadowed) -> str:
+    """What was left out and what holds its name, for a line on standard error."""
+    from tooldeck.cli._terminal import quoted
+
+    holder = lost.holder
+    if holder.kind == "use":
+        by = f"the use: entry {quoted(holder.name)} ({holder.server}/{holder.tool})"
+    elif holder.kind == "server":
+        by = (
+            f"the tool {quoted(holder.tool or holder.name)} of MCP server "
+            f"{quoted(holder.server or '')}, declared before it"
+        )
+    else:
+        by = "a local tool of that name"
+    if lost.use:
+        entry = f"use: entry {quoted(lost.name)} ({lost.server}/{lost.tool})"
+        return f"{entry} is shadowed by {by}; it is left out"
+    return f"tool {quoted(lost.name)} is shadowed by {by}; the server's tool is left out"

@@ -146,6 +146,15 @@ def _status(health: Any, via: str | None, connected: bool) -> dict[str, Any] | N
         "error": health.error,
         "tools": list(health.tools),
         "shadowed": list(health.shadowed),
+        "shadowed_by": {
+            lost.name: {
+                "kind": lost.holder.kind,
+                "name": lost.holder.name,
+                "server": lost.holder.server,
+                "tool": lost.holder.tool,
+            }
+            for lost in health.shadowing
+        },
         "skipped": list(health.skipped),
         "unresolved": list(health.unresolved),
     }

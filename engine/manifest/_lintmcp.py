@@ -15,6 +15,7 @@ from collections.abc import Iterator
 
 from tooldeck._diagnostics import Diagnostic, Severity
 from tooldeck._reshape import reshape
+from tooldeck._shadowing import Shadowed, assign_names, declaration_order
 from tooldeck.manifest._build import Bundle
 from tooldeck.manifest._lintrules import LintContext, rule
 
@@ -121,43 +122,74 @@ def _use_unresolved(ctx: LintContext) -> Iterator[Diagnostic]:
 
 @rule("TD414", "mcp-tool-shadowed", Severity.WARNING)
 def _tool_shadowed(ctx: LintContext) -> Iterator[Diagnostic]:
-    """A manifest tool has the name an attached MCP server's tool would take.
+    """An attached MCP server's tool is left out because another holds its name.
 
-    Why: the local tool wins (the seed's rule) and the server's tool is left
-    out, which is rarely what the author of either meant. Give the server a
-    ``prefix``, rename one of them, or list the server's tool in
-    ``denied_tools`` to say it is meant.
+    The rule is the one attaching applies (:mod:`tooldeck._shadowing`), so
+    lint, ``tooldeck list`` and run time agree: a local tool keeps its name;
+    a ``use:`` entry's name is reserved from the moment the manifest loads,
+    even while its own server is slow, lazy or down; between two servers
+    offering the same name, the one declared first keeps it, whichever
+    answers first. Reported at what holds the name (the local tool, the
+    ``use:`` entry), or at the declaration of the server that loses to a
+    server declared before it.
 
-    Bad:  a local tool ``get_current_time`` next to ``mcp-server-time`` without a prefix
-    Good: ``{name: time, command: [mcp-server-time], via: client, prefix: time_}``
+    Why: the server's tool is never offered, which is rarely what the author
+    of either meant. Give the server a ``prefix``, rename one of them, or
+    list the tool in ``denied_tools`` to say it is meant.
+
+    Bad:  a ``use:`` entry ``to_tokyo`` next to a server that offers ``to_tokyo`` itself
+    Good: ``{name: rival, command: [rival-server], via: client, prefix: rival_}``
     """
     if ctx.live is None:
         return
-    local: dict[str, tuple[Bundle, tuple[str | int, ...]]] = {}
-    reshaped_by: dict[str, set[str]] = {}
+    servers = [s for s in ctx.registry.mcp_servers() if s.via == "client"]
+    listed = {name: list(live.tools) for name, live in ctx.live.items() if live.error is None}
+    local = {spec.name for spec in ctx.registry.tools()}
+    names = assign_names(servers, listed, ctx.registry.tool_uses(), local)
+    places = _places(ctx)
+    for server in declaration_order(servers):
+        for lost in names.shadowed_of(server.name):
+            found = _shadowed(ctx, places, lost)
+            if found is not None:
+                yield found
+
+
+_Place = tuple[Bundle, tuple[str | int, ...]]
+
+
+def _places(ctx: LintContext) -> dict[tuple[str, str], _Place]:
+    """Where each tool, use: entry and server is declared: (kind, name) -> (bundle, path)."""
+    found: dict[tuple[str, str], _Place] = {}
     for bundle in ctx.result.bundles.values():
+        uses = {use.name for use in bundle.uses}
         for name, path in bundle.tool_paths.items():
-            local.setdefault(name, (bundle, path))
-        for use in bundle.uses:
-            reshaped_by.setdefault(use.server, set()).add(use.tool)
-    for bundle in ctx.result.bundles.values():
-        for server in bundle.servers:
-            live = ctx.live.get(server.name)
-            if live is None or live.error is not None:
-                continue
-            reshaped = reshaped_by.get(server.name, set())
-            for remote in live.tools:
-                if not server.registers_as_is(remote, reshaped):
-                    continue
-                name = server.prefix + remote
-                owner = local.get(name)
-                if owner is None:
-                    continue
-                yield ctx.at(
-                    owner[0],
-                    (*owner[1], "name"),
-                    "TD414",
-                    f"tool {name!r} shadows the tool {remote!r} of MCP server {server.name!r}, "
-                    "which is left out; give the server a prefix or deny that tool",
-                    name,
-                )
+            found.setdefault(("use" if name in uses else "tool", name), (bundle, path))
+        for name, path in bundle.server_paths.items():
+            found.setdefault(("server", name), (bundle, path))
+    return found
+
+
+def _shadowed(
+    ctx: LintContext, places: dict[tuple[str, str], _Place], lost: Shadowed
+) -> Diagnostic | None:
+    holder = lost.holder
+    if lost.use:  # an entry that a tool registered in code holds: nothing lint can see
+        return None
+    what = f"the tool {lost.tool!r} of MCP server {lost.server!r}"
+    if holder.kind == "server":
+        place = places.get(("server", lost.server))
+        message = (
+            f"{what} is left out: MCP server {holder.server!r}, declared before it, has a tool "
+            f"named {lost.name!r}; give one of them a prefix or deny that tool"
+        )
+    else:
+        place = places.get((holder.kind, holder.name))
+        entry = f" (use: {holder.server}/{holder.tool})" if holder.kind == "use" else ""
+        message = (
+            f"tool {holder.name!r}{entry} shadows {what}, which is left out; "
+            "give the server a prefix or deny that tool"
+        )
+    if place is None:  # declared in code, not in a manifest
+        return None
+    bundle, path = place
+    return ctx.at(bundle, (*path, "name"), "TD414", message, lost.name)

@@ -450,7 +450,11 @@ class LiveManifests:
                 else:
                     self._good[file] = bundle
             self._index_modules()
-            return {group.removeprefix(GROUP_PREFIX): c for group, c in changes.items()}
+            return {  # (a group that yielded a name to a file changed too: not a file)
+                group.removeprefix(GROUP_PREFIX): c
+                for group, c in changes.items()
+                if group in contents
+            }
         return {}
 
     def _index_modules(self) -> None:

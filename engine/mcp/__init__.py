@@ -17,6 +17,7 @@ import typing
 from tooldeck._lazy import lazy_getattr as _lazy_getattr
 
 if typing.TYPE_CHECKING:
+    from tooldeck._shadowing import NameHolder, Shadowed
     from tooldeck.mcp._approval import elicit_approval
     from tooldeck.mcp._attach import McpAttachment
     from tooldeck.mcp._attachapi import (
@@ -40,9 +41,11 @@ __all__ = [
     "READ_ONLY_TAGS",
     "BackgroundAttachment",
     "McpAttachment",
+    "NameHolder",
     "RegistryServer",
     "Reload",
     "ServerHealth",
+    "Shadowed",
     "attach_in_background",
     "attach_servers",
     "build_server",
@@ -56,10 +59,12 @@ __all__ = [
 _EXPORTS: dict[str, str] = {
     "BackgroundAttachment": "tooldeck.mcp._attachapi",
     "McpAttachment": "tooldeck.mcp._attach",
+    "NameHolder": "tooldeck._shadowing",
     "READ_ONLY_TAGS": "tooldeck.mcp._server",
     "RegistryServer": "tooldeck.mcp._server",
     "Reload": "tooldeck.mcp._server",
     "ServerHealth": "tooldeck.mcp._serverstate",
+    "Shadowed": "tooldeck._shadowing",
     "attach_in_background": "tooldeck.mcp._attachapi",
     "attach_servers": "tooldeck.mcp._attachapi",
     "build_server": "tooldeck.mcp._server",

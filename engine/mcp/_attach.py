@@ -7,15 +7,22 @@ sends ``tools/call`` on the attachment's event loop; the registry's loop portal
 brings calls there from any thread, so ``registry.call`` works from worker
 threads and ``await registry.acall`` from the loop itself.
 
-Semantics (those of the seed's client-side MCP support), with which tools a
-listing yields decided in :mod:`tooldeck.mcp._servertools`:
+Semantics (those of the seed's client-side MCP support), with who gets a
+name decided by :mod:`tooldeck._shadowing` (one rule, which lint shares) and
+what each group holds by :mod:`tooldeck.mcp._servertools`, all servers
+published together by :mod:`tooldeck.mcp._publish`:
 
-* a tool name someone else holds (a local tool, another group) shadows the
-  remote tool: it is skipped and reported in :meth:`McpAttachment.health`;
+* a local tool keeps its name, and so does a ``use:`` entry from the moment
+  its manifest loads, whether its server is listed yet or not; between
+  servers the one declared first keeps a name, whichever lists first; what
+  loses is left out and reported in :meth:`McpAttachment.health`. A local
+  tool declared after a server's tool took its name takes it over in the
+  same swap (the server's groups yield, ``GroupContent.yields``);
 * ``use: SERVER/TOOL`` entries in the manifests become tools once their
   server is listed, reshaped against its live schema; an edit of those
-  entries (a reload) re-publishes from the cached listing without a round
-  trip, and an edit of a server's declaration reconnects it;
+  entries or of local tools (a reload) re-publishes from the cached
+  listings without a round trip, and an edit of a server's declaration
+  reconnects it;
 * a server that announces ``tools/list_changed`` is listed again at once;
   announcements during that listing make one more listing after it (a
   second apart at least), however many there are;
@@ -49,8 +56,8 @@ from typing import TYPE_CHECKING, Any
 from mcp.client.session import ClientSession
 from mcp.shared.exceptions import MCPError
 
-from tooldeck._entries import RegistryChange
-from tooldeck._errors import DuplicateToolError, ToolFailed
+from tooldeck._entries import GroupContent, RegistryChange
+from tooldeck._errors import ToolFailed
 from tooldeck._model import MCP_CALL_TIMEOUT, McpServerSpec
 from tooldeck._reshape import Forward
 from tooldeck.mcp._client import (
@@ -62,19 +69,12 @@ from tooldeck.mcp._client import (
     describe_error,
     result_text,
 )
+from tooldeck.mcp._publish import publish
 from tooldeck.mcp._serverstate import ServerHealth, ServerState
-from tooldeck.mcp._servertools import (
-    GROUP_PREFIX,
-    ServerTools,
-    group_name,
-    server_tools,
-    unresolved_problems,
-)
+from tooldeck.mcp._servertools import group_name, precompile
 
 if TYPE_CHECKING:
     from types import TracebackType
-
-    from mcp_types import Tool
 
     from tooldeck._registry import ToolRegistry
 
@@ -185,8 +185,7 @@ class McpAttachment:
         for task in list(self._tasks):
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
-        for state in self._servers.values():
-            self._publish_empty(state)
+        self.registry.replace_groups({s.group: GroupContent() for s in self._servers.values()})
         await asyncio.gather(
             *(self._evict(state, state.conn) for state in self._servers.values()),
             return_exceptions=True,
@@ -248,43 +247,38 @@ class McpAttachment:
                     "MCP server %r: %s; its tools are left out", state.spec.name, state.error
                 )
                 await self._evict(state, conn)
-                return self._publish_empty(state)
+                state.remote = None
+                return self._publish().get(state.spec.name, RegistryChange())
+            if len(tools) > _COMPILE_INLINE:  # compiling thousands of schemas: not on the loop
+                handlers = {tool.name: self._handler(state, tool.name) for tool in tools}
+                compiled = await asyncio.to_thread(
+                    precompile,
+                    state.spec,
+                    tools,
+                    self._uses,
+                    raw_handler=handlers.__getitem__,
+                    timeout=self._timeout_of(state.spec),
+                    compiled=state.built.compiled,
+                )
+                state.built.compiled.update(compiled)
+            if self._closed or self._servers.get(state.spec.name) is not state:
+                return RegistryChange()  # closed, or the declaration changed, meanwhile
             state.error = None
             state.listed_at = state.checked_at = self._clock()
-            if len(tools) > _COMPILE_INLINE:  # compiling thousands of schemas: not on the loop
-                return self._apply(state, await asyncio.to_thread(self._build, state, tools))
-            return self._publish(state, tools)
+            state.remote = tools
+            return self._publish().get(state.spec.name, RegistryChange())
 
-    def _publish(self, state: ServerState, tools: list[Tool]) -> RegistryChange:
-        return self._apply(state, self._build(state, tools))
-
-    def _build(self, state: ServerState, tools: list[Tool]) -> ServerTools:
-        state.remote = tools
-        return server_tools(
-            state.spec,
-            tools,
+    def _publish(self, gone: Iterable[str] = ()) -> dict[str, RegistryChange]:
+        """Every server's group again, as the naming rule says now (see ``_publish.py``)."""
+        return publish(
+            self.registry,
+            self._servers,
             self._uses,
-            raw_handler=lambda remote: self._handler(state, remote),
-            use_handler=lambda remote, forward, own: self._use_handler(state, remote, forward, own),
-            taken=lambda name: self._taken_elsewhere(name, state.group),
-            timeout=self._timeout_of(state.spec),
-            compiled=state.compiled,
+            raw_handler=self._handler,
+            use_handler=self._use_handler,
+            timeout_of=self._timeout_of,
+            gone=gone,
         )
-
-    def _apply(self, state: ServerState, built: ServerTools) -> RegistryChange:
-        try:
-            change = self.registry.replace_group(state.group, tools=built.prepared)
-        except DuplicateToolError as exc:  # a name was taken between the check and the swap
-            state.error = f"cannot register tools: {exc}"
-            log.warning("MCP server %r: %s", state.spec.name, state.error)
-            return self._publish_empty(state)
-        state.tools = built.remote_names
-        state.compiled = built.compiled
-        state.shadowed = tuple(built.shadowed)
-        state.skipped = tuple(built.skipped)
-        state.skipped_reasons = tuple(built.skipped.values())
-        state.unresolved = unresolved_problems(built.unresolved)
-        return change
 
     def _timeout_of(self, spec: McpServerSpec) -> float | None:
         if spec.timeout is not None:
@@ -298,18 +292,6 @@ class McpAttachment:
         timeout = self._timeout_of(spec)
         return timeout if timeout is not None else MCP_CALL_TIMEOUT
 
-    def _publish_empty(self, state: ServerState) -> RegistryChange:
-        state.tools = {}
-        return self.registry.replace_group(state.group)
-
-    def _taken_elsewhere(self, name: str, group: str) -> bool:
-        if self.registry.get_tool(name) is None:
-            return False
-        try:
-            return self.registry.group_of(name) != group
-        except KeyError:  # removed meanwhile
-            return False
-
     def _handler(self, state: ServerState, remote: str) -> Callable[..., Any]:
         # One handler per remote tool, kept across listings: a re-listing with
         # the same tools changes nothing in the registry.
@@ -318,6 +300,7 @@ class McpAttachment:
             timeout = self._call_timeout(state.spec, None)
 
             async def call_mcp_tool(arguments: dict[str, Any]) -> str:
+                self._check_not_reserved(state, remote)
                 return await self._call(state, remote, arguments, timeout)
 
             call_mcp_tool.__name__ = f"mcp_{remote}"
@@ -336,38 +319,54 @@ class McpAttachment:
         call_mcp_tool.__name__ = f"mcp_{remote}"
         return call_mcp_tool
 
+    def _check_not_reserved(self, state: ServerState, remote: str) -> None:
+        """Refuse a raw tool whose name a reload has just given to a ``use:`` entry.
+
+        The attachment publishes again as soon as it hears of the reload;
+        this covers a call that comes in between, so the entry's name never
+        reaches another tool, not even once.
+        """
+        name = state.spec.prefix + remote
+        use = self.registry.tool_use(name)
+        if use is not None:
+            raise ToolFailed(
+                f"tool {name!r} is the use: entry's ({use.server}/{use.tool}); the tool "
+                f"{remote!r} of MCP server {state.spec.name!r} is shadowed",
+                kind="execution_error",
+            )
+
     # ------------------------------------------------------ following changes
     async def _on_registry_change(self, group: str | None, change: RegistryChange) -> None:
-        """A reload changed use: entries or server declarations: follow it."""
-        if self._closed or (group or "").startswith(GROUP_PREFIX):
+        """A reload or code changed what holds names, or declared servers: follow it."""
+        if self._closed or group in {s.group for s in self._servers.values()}:
             return  # our own publications
         if change.uses_added or change.uses_removed or change.uses_changed:
             self._uses = self.registry.tool_uses()
-            for state in self._servers.values():
-                if state.remote is not None and state.error is None:
-                    self._publish(state, state.remote)
         if self._follow and (
             change.servers_added or change.servers_removed or change.servers_changed
         ):
             await self._follow_servers()
+        elif (
+            change.tools_changed or change.uses_added or change.uses_removed or change.uses_changed
+        ):
+            self._publish()  # a name reserved or freed by a use: entry or a local tool
 
     async def _follow_servers(self) -> None:
         declared = {s.name: s for s in self.registry.mcp_servers() if s.via == "client"}
-        for name in [n for n in self._servers if n not in declared]:
-            gone = self._servers.pop(name)
-            self._publish_empty(gone)
-            await self._evict(gone, gone.conn)
+        dropped = [self._servers.pop(n) for n in list(self._servers) if n not in declared]
         fresh: list[str] = []
         for name, spec in declared.items():
             known = self._servers.get(name)
             if known is not None and known.spec == spec:
                 continue
             if known is not None:
-                self._publish_empty(known)
-                await self._evict(known, known.conn)
+                dropped.append(known)
             self._servers[name] = ServerState(spec)
             if spec.initialize_on_startup:
                 fresh.append(name)
+        self._publish(gone=[state.group for state in dropped])
+        for state in dropped:
+            await self._evict(state, state.conn)
         if fresh:
             await self.refresh(*fresh)
 

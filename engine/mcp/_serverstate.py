@@ -1,7 +1,10 @@
-"""The state an attachment keeps per server, and the health it reports from it.
+"""One attached server's state, and its health as :meth:`McpAttachment.health` reports it.
 
-Plain data: :class:`~tooldeck.mcp._attach.McpAttachment` owns the connections,
-listings and calls, and changes these records as they happen.
+:class:`ServerState` is what the attachment keeps per server (connection,
+last listing, what its group holds and why the rest was left out);
+:class:`ServerHealth` is the frozen view of it callers get. Both are plain
+data: connecting and calling live in :mod:`tooldeck.mcp._attach`,
+publishing in :mod:`tooldeck.mcp._publish`.
 """
 
 from __future__ import annotations
@@ -11,12 +14,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from tooldeck.mcp._servertools import group_name
+from tooldeck._model import McpServerSpec
+from tooldeck._shadowing import Shadowed
+from tooldeck.mcp._servertools import ServerTools, group_name, unresolved_problems
 
 if TYPE_CHECKING:
     from mcp_types import Tool
 
-    from tooldeck._model import McpServerSpec
     from tooldeck.mcp._client import McpConnection
 
 __all__ = ["ServerHealth", "ServerState"]
@@ -33,7 +37,9 @@ class ServerHealth:
     tools: tuple[str, ...] = ()
     """Registered tool names (prefix included)."""
     shadowed: tuple[str, ...] = ()
-    """Remote tools left out because the name was already taken (a local tool wins)."""
+    """Names of its tools (and ``use:`` entries) left out because another holds the name."""
+    shadowing: tuple[Shadowed, ...] = ()
+    """The same, each with what holds its name (a local tool, a ``use:`` entry, a server)."""
     skipped: tuple[str, ...] = ()
     """Remote tools left out because their name or their schema cannot be registered."""
     unresolved: tuple[str, ...] = ()
@@ -50,20 +56,16 @@ class ServerHealth:
 
 @dataclass
 class ServerState:
-    """One attached server as the attachment knows it: connection, last listing, errors."""
+    """One attached server as the attachment knows it: connection, listing, what is published."""
 
     spec: McpServerSpec
     conn: McpConnection | None = None
-    tools: dict[str, str] = field(default_factory=dict)
-    """Registered name -> remote tool name."""
     remote: list[Tool] | None = None
-    """The last listing, to re-publish when the manifests' use: entries change."""
-    compiled: dict[str, Any] = field(default_factory=dict)
-    """Raw tools compiled from the last listing (see ``server_tools(compiled=)``)."""
-    shadowed: tuple[str, ...] = ()
-    skipped: tuple[str, ...] = ()
-    skipped_reasons: tuple[str, ...] = ()
-    unresolved: tuple[str, ...] = ()
+    """The last good listing; None before the first one and after a listing fails."""
+    built: ServerTools = field(default_factory=ServerTools)
+    """What its group holds now, and what was left out and why."""
+    inputs: tuple[Any, ...] | None = None
+    """What ``built`` was built from (see :func:`_inputs`): equal inputs, same tools."""
     error: str | None = None
     listed_at: float | None = None
     checked_at: float | None = None
@@ -80,16 +82,24 @@ class ServerState:
     def group(self) -> str:
         return group_name(self.spec.name)
 
+    @property
+    def tools(self) -> dict[str, str]:
+        """Registered name -> the remote tool it calls."""
+        return self.built.remote_names
+
     def health(self) -> ServerHealth:
+        """How it is doing, for :meth:`McpAttachment.health`."""
+        built = self.built
         return ServerHealth(
             name=self.spec.name,
             ok=self.error is None and self.listed_at is not None,
             connected=self.conn is not None and self.conn.alive,
             tools=tuple(self.tools),
-            shadowed=self.shadowed,
-            skipped=self.skipped,
-            skipped_reasons=self.skipped_reasons,
-            unresolved=self.unresolved,
+            shadowed=tuple(built.shadowed),
+            shadowing=tuple(built.shadowing),
+            skipped=tuple(built.skipped),
+            skipped_reasons=tuple(built.skipped.values()),
+            unresolved=unresolved_problems(built.unresolved),
             error=self.error,
             listed_at=self.listed_at,
             connects=self.connects,

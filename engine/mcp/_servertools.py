@@ -1,26 +1,29 @@
 """Which registry tools one listing of an attached server yields: raw tools and ``use:`` entries.
 
 Pure apart from compiling each tool (:func:`~tooldeck._prepare.prepare_tool`):
-:mod:`tooldeck.mcp._attach` owns the connections and calls and asks this
-module, after every listing and every change of the manifests' ``use:``
-entries, what the server's registry group should hold.
+:mod:`tooldeck.mcp._attach` owns the connections and calls; after every
+listing, every failure and every change of the manifests it asks
+:func:`tooldeck._shadowing.assign_names` who holds which name (the one
+rule, shared with lint), then this module what each server's registry group
+should hold:
 
-Rules:
-
-* a remote tool is registered as it is (``prefix`` + its name) when
-  ``allowed_tools`` (if set) names it, ``denied_tools`` does not, and no
-  ``use:`` entry reshapes it: a reshaped tool replaces the raw one;
-* every ``use:`` entry naming the server becomes a tool once the server
-  lists the tool it names, reshaped by :mod:`tooldeck._reshape`; an
-  entry that does not fit the live schema is left out with its problems;
-* a name already taken outside the server's group (a local tool, another
-  server) shadows the remote tool, which is then left out and reported;
+* a raw tool the rule gives a name to is registered under it, with the
+  server's own schema;
+* a ``use:`` entry that keeps its name becomes a tool once its server lists
+  the tool it names, reshaped by :mod:`tooldeck._reshape`; an entry that does
+  not fit the live schema is left out with its problems;
+* what the rule shadows is reported, with what holds the name;
 * a remote tool whose name has a control character, a line break, a bidi
   control, whitespace or another invisible character
   (:func:`~tooldeck._names.remote_name_problem`) is never registered as it
-  is: it is left out, with the reason, among the skipped tools. Such a name
-  would be printed, quoted in approvals and sent to models; a ``use:`` entry
-  can still give the tool a name of the manifest's choosing.
+  is: it is left out, with the reason, among the skipped tools (and the rule
+  gives it no name). Such a name would be printed, quoted in approvals and
+  sent to models; a ``use:`` entry can still give the tool a name of the
+  manifest's choosing.
+
+Compiled tools are kept per server (:attr:`ServerTools.compiled`) and reused
+while the remote tool (and the entry) are unchanged, so publishing again
+after another server's listing changes nothing in the registry.
 """
 
 from __future__ import annotations
@@ -36,16 +39,29 @@ from tooldeck._model import McpServerSpec, McpToolUse, ToolSpec
 from tooldeck._names import remote_name_problem
 from tooldeck._prepare import prepare_tool
 from tooldeck._reshape import Forward, reshape_tool
+from tooldeck._shadowing import Names, Shadowed
 
 if TYPE_CHECKING:
     from mcp_types import Tool
 
-__all__ = ["GROUP_PREFIX", "ServerTools", "group_name", "server_tools", "unresolved_problems"]
+__all__ = [
+    "GROUP_PREFIX",
+    "Compiled",
+    "ServerTools",
+    "group_name",
+    "precompile",
+    "server_tools",
+    "unresolved_problems",
+]
 
 log = logging.getLogger("tooldeck.mcp")
 
 MCP_TAG = "mcp"
 GROUP_PREFIX = "mcp:"
+
+Compiled = dict[str, tuple[Any, PreparedTool]]
+"""Registry name -> (what it was compiled from, the tool): the remote tool for a raw
+tool, ``(entry, remote tool)`` for a ``use:`` entry. Equal sources reuse the tool."""
 
 
 def group_name(server: str) -> str:
@@ -55,91 +71,153 @@ def group_name(server: str) -> str:
 
 @dataclass
 class ServerTools:
-    """What a listing yields for one server's registry group."""
+    """What the server's registry group should hold, and what was left out and why."""
 
     prepared: list[PreparedTool] = field(default_factory=list)
     remote_names: dict[str, str] = field(default_factory=dict)
     """Registered name -> the remote tool it calls."""
-    shadowed: list[str] = field(default_factory=list)
+    shadowing: list[Shadowed] = field(default_factory=list)
+    """Its tools (and use: entries) left out because another holds the name."""
     skipped: dict[str, str] = field(default_factory=dict)
     """Remote tools left out (their name or their schema cannot be registered) -> why."""
     unresolved: dict[str, str] = field(default_factory=dict)
     """``use:`` entries left out -> why (no such tool, an argument that does not fit)."""
-    compiled: dict[str, tuple[Tool, PreparedTool]] = field(default_factory=dict)
-    """Raw tools as compiled, by registered name: the next listing reuses the unchanged ones."""
+    compiled: Compiled = field(default_factory=dict)
+    """Tools as compiled, by registered name: the next publication reuses the unchanged ones."""
+
+    @property
+    def shadowed(self) -> list[str]:
+        return [s.name for s in self.shadowing]
 
 
 def server_tools(
     spec: McpServerSpec,
-    remote: Iterable[Tool],
-    uses: Iterable[McpToolUse],
+    remote: Iterable[Tool] | None,
+    names: Names,
     *,
     raw_handler: Callable[[str], Callable[..., Any]],
     use_handler: Callable[[str, Forward, float | None], Callable[..., Any]],
-    taken: Callable[[str], bool],
     timeout: float | None,
-    compiled: Mapping[str, tuple[Tool, PreparedTool]] | None = None,
+    compiled: Mapping[str, tuple[Any, PreparedTool]] | None = None,
 ) -> ServerTools:
-    """The tools ``spec``'s group should hold after listing ``remote``.
+    """The tools ``spec``'s group should hold, given its listing and the rule's ``names``.
 
+    ``remote`` is the server's last listing (None: not listed, or its
+    listing failed: nothing is registered, the shadowing is still reported).
     ``raw_handler(remote_name)`` and ``use_handler(remote_name, forward,
     timeout)`` build the handlers that call the server (``timeout``: the
-    ``use:`` entry's own, or None); ``taken(name)`` says whether a
-    name is held outside the server's group. ``compiled`` is the previous
-    result's :attr:`ServerTools.compiled` for the same declaration: a remote
-    tool that did not change is not compiled again (a server with thousands
-    of tools is listed again every ``cache_ttl``).
+    ``use:`` entry's own, or None). ``compiled`` is the previous result's
+    :attr:`ServerTools.compiled` for the same declaration: a tool that did not
+    change is not compiled again (a server with thousands of tools is listed
+    again every ``cache_ttl``, and published again whenever another server is).
     """
     previous = compiled or {}
-    out = ServerTools()
+    out = ServerTools(shadowing=list(names.shadowed_of(spec.name)))
+    if remote is None:
+        return out
     by_name = {tool.name: tool for tool in remote}
-    mine = [u for u in uses if u.server == spec.name]
-    reshaped = {u.tool for u in mine}
+    reshaped = {use.tool for use in names.uses.get(spec.name, ())}
     for tool in by_name.values():
-        if not spec.registers_as_is(tool.name, reshaped):
-            continue
-        name = spec.prefix + tool.name
         problem = remote_name_problem(tool.name)
-        if problem is not None:
+        if problem is not None and spec.registers_as_is(tool.name, reshaped):
+            name = spec.prefix + tool.name
             out.skipped[name] = f"its name {problem}"
             log.warning("MCP server %r: tool %r left out: its name %s", spec.name, name, problem)
-            continue
-        if name in out.remote_names or taken(name):
-            out.shadowed.append(name)
-            continue
-        known = previous.get(name)
-        if known is not None and known[0] == tool:
-            out.prepared.append(known[1])
-            out.compiled[name] = known
-            out.remote_names[name] = tool.name
-            continue
-        try:
-            built = _raw_spec(spec, name, tool, raw_handler(tool.name), timeout)
-            prepared = prepare_tool(built)
-        except RegistrationError as exc:
-            out.skipped[name] = str(exc)
-            log.warning("MCP server %r: tool %r left out: %s", spec.name, name, exc)
+    for name, remote_name in names.raw.get(spec.name, {}).items():
+        tool = by_name[remote_name]
+        prepared = _raw(out, previous, spec, name, tool, raw_handler=raw_handler, timeout=timeout)
+        if isinstance(prepared, RegistrationError):
+            out.skipped[name] = str(prepared)
             continue
         out.prepared.append(prepared)
-        out.compiled[name] = (tool, prepared)
-        out.remote_names[name] = tool.name
-    for use in mine:
+        out.remote_names[name] = remote_name
+    for use in names.uses.get(spec.name, ()):
         _add_use(
             out,
             spec,
             use,
             by_name.get(use.tool),
+            previous,
             use_handler=use_handler,
-            taken=taken,
             timeout=timeout,
         )
-    if out.shadowed:
+    if out.shadowing:
         log.info(
-            "MCP server %r: %s already registered elsewhere; the existing tools win",
+            "MCP server %r: %s left out, the names are held elsewhere",
             spec.name,
             ", ".join(out.shadowed),
         )
     return out
+
+
+def precompile(
+    spec: McpServerSpec,
+    remote: Iterable[Tool],
+    uses: Iterable[McpToolUse],
+    *,
+    raw_handler: Callable[[str], Callable[..., Any]],
+    timeout: float | None,
+    compiled: Mapping[str, tuple[Any, PreparedTool]] | None = None,
+) -> Compiled:
+    """Every raw tool of a long listing compiled ahead (in a worker thread), for reuse.
+
+    Compiles what :func:`server_tools` would compile the same way: the tools
+    that register as they are, whether or not the rule gives them their
+    name. One that fails is left for :func:`server_tools` to report.
+    """
+    previous = compiled or {}
+    reshaped = {use.tool for use in uses if use.server == spec.name}
+    out = ServerTools()
+    for tool in remote:
+        if spec.registers_as_is(tool.name, reshaped) and remote_name_problem(tool.name) is None:
+            name = spec.prefix + tool.name
+            _raw(
+                out,
+                previous,
+                spec,
+                name,
+                tool,
+                raw_handler=raw_handler,
+                timeout=timeout,
+                quiet=True,
+            )
+    return out.compiled
+
+
+def _reused(
+    out: ServerTools, previous: Mapping[str, tuple[Any, PreparedTool]], name: str, source: Any
+) -> PreparedTool | None:
+    """The tool compiled before from an equal ``source``, carried over; None if there is none."""
+    known = previous.get(name)
+    if known is None or known[0] != source:
+        return None
+    out.compiled[name] = known
+    return known[1]
+
+
+def _raw(
+    out: ServerTools,
+    previous: Mapping[str, tuple[Any, PreparedTool]],
+    spec: McpServerSpec,
+    name: str,
+    tool: Tool,
+    *,
+    raw_handler: Callable[[str], Callable[..., Any]],
+    timeout: float | None,
+    quiet: bool = False,
+) -> PreparedTool | RegistrationError:
+    """The raw tool under ``name``, reused or compiled; the error if its schema cannot be used."""
+    known = _reused(out, previous, name, tool)
+    if known is not None:
+        return known
+    try:
+        prepared = prepare_tool(_raw_spec(spec, name, tool, raw_handler(tool.name), timeout))
+    except RegistrationError as exc:
+        if not quiet:
+            log.warning("MCP server %r: tool %r left out: %s", spec.name, name, exc)
+        return exc
+    out.compiled[name] = (tool, prepared)
+    return prepared
 
 
 def _add_use(
@@ -147,9 +225,9 @@ def _add_use(
     spec: McpServerSpec,
     use: McpToolUse,
     tool: Tool | None,
+    previous: Mapping[str, tuple[Any, PreparedTool]],
     *,
     use_handler: Callable[[str, Forward, float | None], Callable[..., Any]],
-    taken: Callable[[str], bool],
     timeout: float | None,
 ) -> None:
     name = use.name
@@ -158,8 +236,10 @@ def _add_use(
         out.unresolved[name] = why
         log.warning("tool %r (use: %s/%s) left out: %s", name, use.server, use.tool, why)
         return
-    if name in out.remote_names or taken(name):
-        out.shadowed.append(name)
+    known = _reused(out, previous, name, (use, tool))
+    if known is not None:
+        out.prepared.append(known)
+        out.remote_names[name] = tool.name
         return
     built, problems = reshape_tool(
         use,
@@ -177,11 +257,13 @@ def _add_use(
         built = replace(built, timeout=timeout)
     built = _with_tags(built, spec)
     try:
-        out.prepared.append(prepare_tool(built))
+        prepared = prepare_tool(built)
     except RegistrationError as exc:
         out.unresolved[name] = f"the server's schema cannot be used: {exc}"
         log.warning("tool %r (use: %s/%s) left out: %s", name, use.server, use.tool, exc)
         return
+    out.compiled[name] = ((use, tool), prepared)
+    out.prepared.append(prepared)
     out.remote_names[name] = tool.name
 
 

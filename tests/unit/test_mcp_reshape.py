@@ -190,19 +190,20 @@ def test_a_listing_again_reuses_the_tools_it_compiled_before(monkeypatch):
     from mcp_types import Tool
 
     from tooldeck._model import McpServerSpec
+    from tooldeck._shadowing import assign_names
     from tooldeck.mcp import _servertools
 
     server = McpServerSpec(name="time", command=("x",), via="client")
     tools = [Tool(name=f"t{i}", description="d", input_schema={"type": "object"}) for i in range(3)]
 
     def build(compiled=None, listed=tools):
+        names = assign_names([server], {"time": [t.name for t in listed]}, (), ())
         return _servertools.server_tools(
             server,
             listed,
-            (),
+            names,
             raw_handler=lambda remote: not_attached,
             use_handler=lambda remote, forward, timeout: not_attached,
-            taken=lambda name: False,
             timeout=None,
             compiled=compiled,
         )
