@@ -450,7 +450,7 @@ def test_one_log_line_per_failed_call_without_secret_values(caplog):
     assert "hunter2-token" not in result.text
     assert "***" in result.text
     (record,) = [r for r in caplog.records if r.name == "tooldeck.registry"]
-    assert "tool=leak kind=execution_error call_id=c9" in record.getMessage()
+    assert "tool='leak' kind=execution_error call_id=c9" in record.getMessage()
     assert "hunter2" not in caplog.text
 
 
