@@ -148,7 +148,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     from tooldeck.cli._importpath import project_importable_last
 
     finders_before = list(sys.meta_path)
-    project_importable_last()
+    if not getattr(args, "static", False):  # lint --static imports nothing (see Resolved)
+        project_importable_last()
     command = _command(args.command).run
     try:
         if args.command in ONE_SHOT:

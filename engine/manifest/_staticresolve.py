@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import ast
 import inspect
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -65,8 +65,10 @@ def static_notes(handler: Any) -> StaticNotes | None:
 class StaticResolver:
     """Resolves handler references from source; one per lint run (modules parse once)."""
 
-    def __init__(self, index: ModuleIndex | None = None) -> None:
-        self.index = index or ModuleIndex()
+    def __init__(
+        self, index: ModuleIndex | None = None, *, search_last: Sequence[str] = ()
+    ) -> None:
+        self.index = index or ModuleIndex(search_last=search_last)
 
     def __call__(self, reference: str, allowed: Iterable[str]) -> Callable[..., Any]:
         """A stand-in for the callable ``reference`` names, or raise ResolveError."""

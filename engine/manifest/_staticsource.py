@@ -22,6 +22,7 @@ import importlib.util
 import os
 import stat
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -87,8 +88,12 @@ class SourceModule:
 class ModuleIndex:
     """Finds and parses modules once per run; problems are remembered like results."""
 
-    def __init__(self, *, max_bytes: int = MAX_SOURCE_BYTES) -> None:
+    def __init__(
+        self, *, max_bytes: int = MAX_SOURCE_BYTES, search_last: Sequence[str] = ()
+    ) -> None:
         self.max_bytes = max_bytes
+        self.search_last = tuple(search_last)
+        """Folders searched for top-level modules after the import path (never put on it)."""
         self._modules: dict[str, SourceModule | StaticProblem] = {}
 
     def module(self, name: str) -> SourceModule:
@@ -107,12 +112,12 @@ class ModuleIndex:
     def is_package_module(self, name: str) -> bool:
         """Whether ``name`` is a module or package on the import path (found, not read)."""
         try:
-            return find_spec(name) is not None
+            return find_spec(name, self.search_last) is not None
         except StaticProblem:
             return False
 
     def _read(self, name: str) -> SourceModule:
-        spec = find_spec(name)
+        spec = find_spec(name, self.search_last)
         if spec is None:
             raise StaticProblem(
                 "TD311",
@@ -154,7 +159,7 @@ class ModuleIndex:
         return module
 
 
-def find_spec(name: str) -> importlib.machinery.ModuleSpec | None:
+def find_spec(name: str, search_last: Sequence[str] = ()) -> importlib.machinery.ModuleSpec | None:
     """Where the import system would find ``name``, without importing it or its packages.
 
     Each level is asked of the finders on ``sys.meta_path`` in order (as
@@ -162,6 +167,13 @@ def find_spec(name: str) -> importlib.machinery.ModuleSpec | None:
     submodule, so a package's ``__init__`` never runs to find its children.
     ``sys.modules`` is not consulted: what this process imported says nothing
     about the files a pull request holds (and an entry may be an alias).
+
+    A top-level name no finder knows is then looked for in ``search_last``
+    (the project's folders). They are searched here rather than put on the
+    import system, where they would answer every optional ``import`` that
+    this process makes: ``copy`` asks for ``org.python.core`` and
+    jsonschema for ``webcolors``, so a pull request's ``org/__init__.py``
+    or ``webcolors.py`` would run inside a lint that promises to run nothing.
     """
     parts = name.split(".")
     spec: importlib.machinery.ModuleSpec | None = None
@@ -171,6 +183,8 @@ def find_spec(name: str) -> importlib.machinery.ModuleSpec | None:
         if depth > 1 and path is None:
             return None  # the parent is a plain module: it has no submodules
         spec = _spec_of(fullname, None if path is None else list(path))
+        if spec is None and path is None and search_last:
+            spec = importlib.machinery.PathFinder.find_spec(fullname, list(search_last))
         if spec is None:
             return None
     return spec

@@ -1,0 +1,129 @@
+"""Attacks on ``tooldeck lint --static`` found by red-teaming it, one regression test each.
+
+Every test builds a pull-request-shaped project (its own ``pyproject.toml``
+allow-listing its own modules) and runs the real CLI in it as a CI job does.
+Modules that must never run write a marker file; ``_lint`` returns the
+markers next to the command's result.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import SCRIPTS
+
+MARK = (
+    "__import__('pathlib').Path(__import__('os').environ['MARKER_DIR'], {name!r})"
+    ".write_text('ran')\n"
+)
+GOOD = '''
+def go(x: int) -> int:
+    """Return the number it is given, unchanged."""
+    return x
+'''
+
+
+def _project(tmp_path: Path, files: dict[str, str], handlers: list[str] = ()) -> Path:
+    """A repository whose ``pyproject.toml`` allows its ``prmod``, ``prpkg`` and ``prhelp``.
+
+    Parameters need no description (TD403 is off): the tests are about handlers.
+    """
+    project = tmp_path / "repo"
+    (project / "manifests").mkdir(parents=True)
+    (tmp_path / "markers").mkdir()
+    (project / "pyproject.toml").write_text(
+        '[tool.tooldeck]\nallow_handlers = ["prmod", "prpkg", "prhelp"]\n'
+        '[tool.tooldeck.lint.severity]\nTD403 = "off"\n'
+    )
+    tools = "".join(
+        f"  - name: t{index}\n    handler: {handler}\n"
+        "    description: A tool of the pull request, pointed at its own module.\n"
+        for index, handler in enumerate(handlers)
+    )
+    (project / "manifests" / "tools.yaml").write_text(f"version: 1\ntools:\n{tools}")
+    for name, text in files.items():
+        path = project / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text))
+    return project
+
+
+def _lint(project: Path, *args: str, python_m: bool = False, cwd: Path | None = None):
+    """``tooldeck lint --static --format github --strict`` in ``project``, as a CI job runs it.
+
+    Returns the finished process and the markers that modules left. A real
+    process, not the in-process runner: what a fresh interpreter imports
+    lazily (and from where) is part of what is tested.
+    """
+    markers = project.parent / "markers"
+    program = [sys.executable, "-m", "tooldeck"] if python_m else [str(SCRIPTS / "tooldeck")]
+    done = subprocess.run(
+        [*program, "lint", "--static", "--format", "github", "--strict", *args],
+        cwd=cwd or project,
+        env={**os.environ, "MARKER_DIR": str(markers), "PYTHONDONTWRITEBYTECODE": "1"},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert "Traceback" not in done.stderr, done.stderr
+    return done, sorted(os.listdir(markers))
+
+
+# ---------------------------------------------------------------- code execution
+FORMATS = """
+version: 1
+tools:
+  - name: go
+    handler: prmod:go
+    description: A tool whose parameters have formats the checker knows.
+    params:
+      - {name: x, type: integer, description: The number to hand back unchanged.}
+      - {name: mail, type: string, format: email, required: false, description: A mail address.}
+      - name: link
+        required: false
+        description: A link, checked by a raw schema with a format.
+        schema: {type: string, format: uri}
+"""
+OPTIONAL_IMPORTS = ("webcolors", "rfc3987", "fqdn", "jsonpointer", "uri_template", "isoduration")
+"""Modules jsonschema imports if they exist: a pull request's files of these names must not."""
+
+
+@pytest.mark.parametrize("python_m", [False, True], ids=["tooldeck", "python -m tooldeck"])
+def test_files_named_like_optional_imports_do_not_run(tmp_path, python_m):
+    """``copy`` tries ``org.python.core`` (Jython), jsonschema its format checkers' modules.
+
+    The project's folder used to be on ``sys.meta_path`` as a last resort,
+    so these failed optional imports of tooldeck's own dependencies found
+    the pull request's files of those names and ran them.
+    """
+    files = {f"{name}.py": MARK.format(name=name) for name in OPTIONAL_IMPORTS}
+    files["org/__init__.py"] = MARK.format(name="org")
+    files["org/python/core.py"] = MARK.format(name="org.python.core")
+    files["prmod.py"] = 'def go(x: int, mail: str = "", link: str = "") -> int:\n    return x\n'
+    project = _project(tmp_path, files)
+    (project / "manifests" / "tools.yaml").write_text(FORMATS)
+    done, markers = _lint(project, python_m=python_m)
+    assert markers == []
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_the_project_is_still_found_from_a_subfolder_and_by_flags(tmp_path):
+    """What the import-system finder did for static lint, its own search still does."""
+    project = _project(tmp_path, {"prmod.py": GOOD, "prpkg/__init__.py": "", "prpkg/x.py": GOOD})
+    (project / "manifests" / "tools.yaml").write_text(
+        "version: 1\ntools:\n"
+        + "".join(
+            f"  - name: t{i}\n    handler: {h}\n    description: A tool found in the project.\n"
+            for i, h in enumerate(["prmod:go", "prpkg.x:go"])
+        )
+    )
+    (project / "sub").mkdir()
+    done, _ = _lint(project, "-m", str(project / "manifests"), cwd=project / "sub")
+    assert done.returncode == 0, done.stdout + done.stderr
