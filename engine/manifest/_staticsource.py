@@ -17,8 +17,10 @@ exception out of this module.
 from __future__ import annotations
 
 import ast
+import codecs
 import importlib.machinery
 import importlib.util
+import io
 import os
 import stat
 import sys
@@ -30,6 +32,9 @@ __all__ = ["MAX_SOURCE_BYTES", "Binding", "ModuleIndex", "SourceModule", "Static
 
 MAX_SOURCE_BYTES = 4 * 1024 * 1024
 """A handler module larger than this is not read (a real one is a few hundred KB at most)."""
+
+_SLOW_ENCODINGS = frozenset({"punycode", "idna"})
+"""Decoding these takes time quadratic in the text (4 MiB of punycode: hours)."""
 
 _RUNTIME_NAMERS = frozenset({"globals", "setattr", "exec", "eval", "vars", "__import__"})
 """Calls at module level that can bind module names no statement shows."""
@@ -136,6 +141,7 @@ class ModuleIndex:
             )
         data = _read_capped(origin, self.max_bytes, name)
         try:
+            _check_encoding(data, origin, name)
             text = importlib.util.decode_source(data)
             tree = ast.parse(text, filename=origin)
         except SyntaxError as exc:
@@ -238,6 +244,30 @@ def _read_capped(path: str, limit: int, name: str) -> bytes:
         ) from None
     finally:
         os.close(descriptor)
+
+
+def _check_encoding(data: bytes, origin: str, name: str) -> None:
+    """Refuse a source encoding whose decoder is not the standard library's, or is slow.
+
+    A ``# coding:`` line picks the codec that decodes the whole file: one
+    registered by an installed package (a ``.pth`` file can register one)
+    would run that package's code on the pull request's text, and the
+    standard library's punycode decoder is quadratic. Python source in
+    either is unheard of, so static lint reads neither.
+    """
+    import tokenize
+
+    encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    info = codecs.lookup(encoding)
+    decoder = getattr(info.incrementaldecoder, "__module__", None) or ""
+    slow = info.name in _SLOW_ENCODINGS
+    if slow or not decoder.startswith("encodings."):
+        why = "is slow" if slow else "is not the standard library's"
+        raise StaticProblem(
+            "TD311",
+            f"handler module {name!r} ({origin}) is written in the encoding {encoding!r}, "
+            f"which static lint does not decode (its decoder {why})",
+        )
 
 
 # ------------------------------------------------------------------ top-level bindings

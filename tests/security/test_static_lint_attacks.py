@@ -12,6 +12,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -127,3 +128,52 @@ def test_the_project_is_still_found_from_a_subfolder_and_by_flags(tmp_path):
     (project / "sub").mkdir()
     done, _ = _lint(project, "-m", str(project / "manifests"), cwd=project / "sub")
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+# ------------------------------------------------------------------- source encodings
+def test_a_module_in_punycode_is_refused_before_decoding_it(tmp_path):
+    """Python's punycode decoder is quadratic: 300 KB took minutes, 4 MiB hours."""
+    project = _project(tmp_path, {}, ["prmod:go"])
+    (project / "prmod.py").write_bytes(b"# coding: punycode\n" + b"a" * 10 + b"-" + b"9" * 300_000)
+    started = time.monotonic()
+    done, _ = _lint(project)
+    assert time.monotonic() - started < 20
+    assert done.returncode == 1
+    assert "title=TD311::" in done.stdout
+    assert "is written in the encoding 'punycode'" in done.stdout
+
+
+def test_a_codec_an_installed_package_registers_is_not_run(tmp_path, monkeypatch):
+    """A ``.pth`` file can register a codec; ``# coding:`` would run it on the PR's text."""
+    import codecs
+
+    from tooldeck.manifest._staticsource import ModuleIndex, StaticProblem
+
+    ran = []
+
+    def decode(data: bytes, errors: str = "strict") -> tuple[str, int]:
+        ran.append(True)
+        return bytes(data).decode("utf-8"), len(data)
+
+    class Decoder(codecs.BufferedIncrementalDecoder):
+        def _buffer_decode(self, data, errors, final):
+            return decode(data, errors)
+
+    def search(name: str) -> codecs.CodecInfo | None:
+        if name != "redteam_codec":
+            return None
+        return codecs.CodecInfo(
+            codecs.utf_8_encode, decode, name="redteam_codec", incrementaldecoder=Decoder
+        )
+
+    codecs.register(search)
+    try:
+        (tmp_path / "prcodec.py").write_bytes(b"# coding: redteam_codec\ndef go(): pass\n")
+        monkeypatch.syspath_prepend(str(tmp_path))
+        with pytest.raises(StaticProblem) as caught:
+            ModuleIndex().module("prcodec")
+    finally:
+        codecs.unregister(search)
+    assert ran == []
+    assert caught.value.code == "TD311"
+    assert "is not the standard library's" in caught.value.message
