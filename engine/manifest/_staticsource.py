@@ -36,6 +36,13 @@ MAX_SOURCE_BYTES = 4 * 1024 * 1024
 _SLOW_ENCODINGS = frozenset({"punycode", "idna"})
 """Decoding these takes time quadratic in the text (4 MiB of punycode: hours)."""
 
+_IMPORTING_FINDERS = frozenset({"_distutils_hack"})
+"""Modules of ``sys.meta_path`` finders that import code to answer ``find_spec``.
+
+setuptools' ``DistutilsMetaFinder`` imports setuptools (hundreds of
+modules) when asked for ``distutils``; a pull request's annotation can ask.
+"""
+
 _RUNTIME_NAMERS = frozenset({"globals", "setattr", "exec", "eval", "vars", "__import__"})
 """Calls at module level that can bind module names no statement shows."""
 
@@ -199,7 +206,7 @@ def find_spec(name: str, search_last: Sequence[str] = ()) -> importlib.machinery
 def _spec_of(fullname: str, path: list[str] | None) -> importlib.machinery.ModuleSpec | None:
     for finder in list(sys.meta_path):
         find = getattr(finder, "find_spec", None)
-        if find is None:
+        if find is None or type(finder).__module__ in _IMPORTING_FINDERS:
             continue
         try:
             spec = find(fullname, path)

@@ -177,3 +177,31 @@ def test_a_codec_an_installed_package_registers_is_not_run(tmp_path, monkeypatch
     assert ran == []
     assert caught.value.code == "TD311"
     assert "is not the standard library's" in caught.value.message
+
+
+def test_finding_distutils_imports_nothing(tmp_path):
+    """setuptools' finder for ``distutils`` imports setuptools to answer where it is."""
+    project = _project(
+        tmp_path,
+        {"prmod.py": "from distutils import core\ndef go(x: core.Thing) -> int:\n    return 1\n"},
+        ["prmod:go"],
+    )
+    script = (
+        "import sys\n"
+        "from tooldeck.cli import main\n"
+        "hooked = any(type(f).__module__ == '_distutils_hack' for f in sys.meta_path)\n"
+        "code = main(['lint', '--static'])\n"
+        "print(code, hooked, sorted(m for m in sys.modules if m.startswith('setuptools'))[:3])\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    code, hooked, imported = done.stdout.splitlines()[-1].split(" ", 2)
+    if hooked != "True":
+        pytest.skip("setuptools' distutils finder is not installed here")
+    assert (code, imported.strip()) == ("0", "[]"), done.stdout + done.stderr
