@@ -146,6 +146,7 @@ class ModuleIndex:
                 f"handler module {name!r} has no Python source ({origin or 'no file'}); "
                 "only importing it could resolve the reference",
             )
+        _check_inside(origin, self.search_last, name)
         data = _read_capped(origin, self.max_bytes, name)
         try:
             _check_encoding(data, origin, name)
@@ -215,6 +216,29 @@ def _spec_of(fullname: str, path: list[str] | None) -> importlib.machinery.Modul
         if isinstance(spec, importlib.machinery.ModuleSpec):
             return spec
     return None
+
+
+def _check_inside(origin: str, folders: Sequence[str], name: str) -> None:
+    """Refuse a module in a project folder whose file links outside that folder.
+
+    The pull request owns what is in the project's folders, symlinks
+    included: ``prmod.py`` (or a package folder) linked to a file on the CI
+    machine would be parsed, and its text would come back in diagnostics
+    (an annotation naming a string constant there is quoted by TD317, a
+    misspelt name gets "did you mean" its names). Installed packages are
+    outside these folders and are read wherever they live.
+    """
+    for folder in folders:
+        if os.path.commonpath([folder, origin]) != folder:
+            continue
+        real, boundary = os.path.realpath(origin), os.path.realpath(folder)
+        if os.path.commonpath([boundary, real]) != boundary:
+            raise StaticProblem(
+                "TD311",
+                f"handler module {name!r} ({origin}) is a link to {real}, outside {folder}; "
+                "static lint does not read files a pull request links to from outside it",
+            )
+        return
 
 
 def _read_capped(path: str, limit: int, name: str) -> bytes:

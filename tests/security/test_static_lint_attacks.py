@@ -205,3 +205,40 @@ def test_finding_distutils_imports_nothing(tmp_path):
     if hooked != "True":
         pytest.skip("setuptools' distutils finder is not installed here")
     assert (code, imported.strip()) == ("0", "[]"), done.stdout + done.stderr
+
+
+# ------------------------------------------------------------ files outside the repository
+SECRET_PY = 'API_TOKEN = "hunter2-very-secret!"\nOTHER = ghp_hunter2secret\n'
+
+
+@pytest.mark.parametrize("link", ["module", "package folder", "module an annotation names"])
+def test_a_module_linked_from_outside_the_repository_is_not_read(tmp_path, link):
+    """Its text came back in diagnostics: TD317 quotes what an annotation's name is bound to."""
+    (tmp_path / "outside").mkdir()
+    (tmp_path / "outside" / "secret.py").write_text(SECRET_PY)
+    uses = "from prhelp import API_TOKEN, OTHER\ndef go(x: API_TOKEN, y: OTHER) -> int: ...\n"
+    handler = {"module": "prmod:API_TOKE", "package folder": "prpkg.secret:API_TOKE"}
+    project = _project(tmp_path, {"prmod.py": uses}, [handler.get(link, "prmod:go")])
+    if link == "module":
+        (project / "prmod.py").unlink()
+        (project / "prmod.py").symlink_to(tmp_path / "outside" / "secret.py")
+    elif link == "package folder":
+        (project / "prpkg").symlink_to(tmp_path / "outside")
+    else:
+        (project / "prhelp.py").symlink_to(tmp_path / "outside" / "secret.py")
+    done, _ = _lint(project)
+    assert "hunter2" not in done.stdout + done.stderr
+    assert "did you mean" not in done.stdout  # the names bound there are not suggested
+    assert "is a link to" in done.stdout
+    if link != "module an annotation names":
+        assert done.returncode == 1
+        assert done.stdout.startswith(
+            "::error file=manifests/tools.yaml,line=4,col=14,title=TD311::"
+        )
+
+
+def test_a_link_that_stays_inside_the_repository_is_read(tmp_path):
+    project = _project(tmp_path, {"real/prmod.py": GOOD}, ["prmod:go"])
+    (project / "prmod.py").symlink_to(project / "real" / "prmod.py")
+    done, _ = _lint(project)
+    assert done.returncode == 0, done.stdout
