@@ -79,11 +79,22 @@ def default_manifests(*, bundled: bool) -> Path:
     they work in any directory right after installing; ``lint`` and ``dev``
     do not, since linting tooldeck's own files instead of a project's that is
     missing would pass a CI job that should fail.
+
+    ``./manifests`` must resolve inside the current directory, as a
+    ``manifests`` setting must (TD240): a pull request could otherwise make
+    it a link to a folder on the CI machine and have its YAML files read
+    and quoted in diagnostics. ``-m`` names any folder.
     """
     from pathlib import Path
 
     project = Path("manifests")
     if project.is_dir():
+        here, target = Path.cwd().resolve(), project.resolve()
+        if not target.is_relative_to(here):
+            raise UsageError(
+                f"./{project} is a link to {target}, outside {here}; not read "
+                f"(pass -m {project} to read it anyway)"
+            )
         return project
     if bundled:  # the repository's manifests/ folder, shipped inside the package
         return Path(__file__).resolve().parent.parent / "bundled"

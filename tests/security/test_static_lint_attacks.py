@@ -242,3 +242,45 @@ def test_a_link_that_stays_inside_the_repository_is_read(tmp_path):
     (project / "prmod.py").symlink_to(project / "real" / "prmod.py")
     done, _ = _lint(project)
     assert done.returncode == 0, done.stdout
+
+
+def test_a_default_manifests_folder_linked_outside_is_not_read(run_line, tmp_path):
+    """``./manifests`` as a link to a folder of YAML files on the CI machine."""
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "creds.yaml").write_text("aws_secret_access_key: hunter2-very-secret\n")
+    project = tmp_path / "repo"
+    project.mkdir()
+    (project / "manifests").symlink_to(elsewhere)
+    done = run_line("lint", "--static", cwd=project)
+    assert done.exit_code == 2
+    assert "./manifests is a link to" in done.stderr
+    assert "aws_secret_access_key" not in done.output
+    assert "hunter2" not in done.output
+    assert run_line("lint", "--static", "-m", "manifests", cwd=project).exit_code == 1  # asked
+
+
+@pytest.mark.parametrize("name", ["pyproject.toml", "tooldeck.yaml"])
+def test_a_settings_file_linked_outside_is_not_read(run_line, tmp_path, name):
+    """Its keys came back in TD240 ("unknown setting(s) api_token"), some values in others."""
+    secret = tmp_path / "secret"
+    secret.write_text(
+        '[tool.tooldeck]\napi_token = "hunter2"\n'
+        if name == "pyproject.toml"
+        else "api_token: hunter2\nlint: {min_description_length: hunter2}\n"
+    )
+    project = tmp_path / "repo"
+    (project / "manifests").mkdir(parents=True)
+    (project / "manifests" / "tools.yaml").write_text("version: 1\n")
+    (project / name).symlink_to(secret)
+    done = run_line("lint", "--static", cwd=project)
+    assert done.exit_code == 2
+    assert f"TD240 {name} is a link to" in done.stderr
+    assert "api_token" not in done.output
+    assert "hunter2" not in done.output
+    inside = project / "settings" / name
+    inside.parent.mkdir()
+    inside.write_text("[tool.tooldeck]\n" if name == "pyproject.toml" else "{}\n")
+    (project / name).unlink()
+    (project / name).symlink_to(inside)
+    assert run_line("lint", "--static", cwd=project).exit_code == 0
