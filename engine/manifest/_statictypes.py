@@ -19,6 +19,7 @@ import dataclasses
 import enum
 import importlib
 import typing
+from collections.abc import Callable
 from typing import Any
 
 from tooldeck.manifest._staticclasses import rebuild_class
@@ -38,6 +39,8 @@ __all__ = ["TypeReader"]
 
 _MAX_DEPTH = 40
 """Nested annotations and aliases read before one counts as unknown."""
+_LITERAL_KINDS = (int, str, bytes, bool, type(None), enum.Enum)
+"""What ``Literal[...]`` may hold (PEP 586)."""
 _MAX_FORWARD_REF = 2000
 """Characters of a string annotation parsed as an expression."""
 
@@ -168,10 +171,7 @@ class TypeReader:
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
             left = self._eval(node.left, module, depth + 1)
             right = self._eval(node.right, module, depth + 1)
-            try:
-                return left | right
-            except TypeError:
-                return typing.Union[left, right]  # noqa: UP007 - rebuilding a runtime union
+            return _typing(lambda: _union(left, right), node)
         raise Unknown(f"`{ast.unparse(node)[:60]}` is computed")
 
     def _forward(self, text: str, module: SourceModule, depth: int) -> Any:
@@ -186,23 +186,24 @@ class TypeReader:
     def _subscript(self, node: ast.Subscript, module: SourceModule, depth: int) -> Any:
         base = self._eval(node.value, module, depth + 1)
         parts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        if not parts:  # X[()]: no type takes an empty argument list
+            raise Unknown(f"`{ast.unparse(node)[:60]}` has no type arguments")
         if base is typing.Literal:
             values = []
             for part in parts:
                 value = self.value(part, module)
                 if value is RUNTIME or value is dataclasses.MISSING:
                     raise Unknown(f"Literal value `{ast.unparse(part)[:40]}` is computed")
+                if not isinstance(value, _LITERAL_KINDS):  # PEP 586; a list is unhashable
+                    raise Unknown(f"Literal value `{ast.unparse(part)[:40]}` is not a literal")
                 values.append(value)
-            return typing.Literal[tuple(values)]
+            return _typing(lambda: typing.Literal[tuple(values)], node)
         if base is typing.Annotated:
             inner = self._eval(parts[0], module, depth + 1)
             texts = [t for t in (self._description(p, module) for p in parts[1:]) if t]
-            return typing.Annotated[(inner, *texts)] if texts else inner
+            return _typing(lambda: typing.Annotated[(inner, *texts)], node) if texts else inner
         args = [self._eval(part, module, depth + 1) for part in parts]
-        try:
-            return base[tuple(args)] if len(args) > 1 else base[args[0]]
-        except TypeError as exc:
-            raise Unknown(f"`{ast.unparse(node)[:60]}` is not a valid type ({exc})") from None
+        return _typing(lambda: base[tuple(args)] if len(args) > 1 else base[args[0]], node)
 
     def _description(self, node: ast.expr, module: SourceModule) -> str | None:
         """``Annotated`` metadata that describes: a string or pydantic's ``Field(description=)``."""
@@ -232,8 +233,8 @@ class TypeReader:
                 owner_type = self._eval(owner, module, depth + 1)
                 if isinstance(owner_type, type) and issubclass(owner_type, enum.Enum):
                     member = owner_type.__members__.get(node.attr)
-                    if member is not None:
-                        return typing.Literal[member]
+                    if member is not None:  # the member itself, as Python evaluates it
+                        return member
             raise Unknown(f"`{ast.unparse(node)[:60]}` is computed")
         binding = module.bindings.get(node.id)
         if binding is None:
@@ -304,4 +305,33 @@ class TypeReader:
         return built
 
     def _rebuild(self, cls: Any, depth: int) -> Any:
-        return rebuild_class(self, cls, depth)
+        try:
+            return rebuild_class(self, cls, depth)
+        except (Unknown, RecursionError):
+            raise
+        except Exception as exc:  # typing's, enum's or dataclasses' refusal of the fields
+            raise Unknown(f"{cls.qualname!r}: {type(exc).__name__}: {str(exc)[:120]}") from None
+
+
+def _union(left: Any, right: Any) -> Any:
+    try:
+        return left | right
+    except TypeError:
+        return typing.Union[left, right]  # noqa: UP007 - rebuilding a runtime union
+
+
+def _typing(build: Callable[[], Any], node: ast.expr) -> Any:
+    """``build()`` (a subscript or union of typing objects); any refusal of it is Unknown.
+
+    The pull request picks the arguments, and typing, enum and the builtin
+    generics refuse bad ones with whatever they raise (``Final[Final]`` a
+    TypeError, ``Color[int]`` on an enum a KeyError): ``def`` would fail the
+    same way when the module runs, so it is "not a valid type", not a crash.
+    """
+    try:
+        return build()
+    except RecursionError:
+        raise
+    except Exception as exc:
+        why = f"{type(exc).__name__}: {str(exc)[:120]}"
+        raise Unknown(f"`{ast.unparse(node)[:60]}` is not a valid type ({why})") from None

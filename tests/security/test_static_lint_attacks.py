@@ -284,3 +284,31 @@ def test_a_settings_file_linked_outside_is_not_read(run_line, tmp_path, name):
     (project / name).unlink()
     (project / name).symlink_to(inside)
     assert run_line("lint", "--static", cwd=project).exit_code == 0
+
+
+# --------------------------------------------------------------- crashes and tracebacks
+ODD_ANNOTATIONS = """
+import enum
+from typing import Annotated, Final, List, Literal
+class Color(enum.Enum):
+    RED = 1
+def empty(a: List[()], b: Annotated[()], c: Literal[()]) -> None: ...
+def enum_subscript(a: Color[int]) -> None: ...
+def refused_union(a: Final | int) -> None: ...
+def unhashable_literal(a: Literal[[1], {1: 2}]) -> None: ...
+def member(a: Color.RED) -> None: ...
+"""
+
+
+@pytest.mark.parametrize(
+    "handler", ["empty", "enum_subscript", "refused_union", "unhashable_literal", "member"]
+)
+def test_an_annotation_typing_refuses_is_not_a_crash(tmp_path, handler):
+    """typing and enum refuse odd arguments with IndexError, KeyError, TypeError: TD299 before.
+
+    TD299 skipped the whole file, so its other tools were not checked either.
+    """
+    project = _project(tmp_path, {"prmod.py": ODD_ANNOTATIONS}, [f"prmod:{handler}", "prmod:nope"])
+    done, _ = _lint(project)
+    assert "TD299" not in done.stdout
+    assert "line=7,col=14,title=TD312::'prmod' has no attribute 'nope'" in done.stdout
