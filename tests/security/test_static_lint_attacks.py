@@ -312,3 +312,27 @@ def test_an_annotation_typing_refuses_is_not_a_crash(tmp_path, handler):
     done, _ = _lint(project)
     assert "TD299" not in done.stdout
     assert "line=7,col=14,title=TD312::'prmod' has no attribute 'nope'" in done.stdout
+
+
+UNSUPPORTED = """
+import enum
+from typing import Literal
+class Color(enum.Enum):
+    RED = 1
+class Bag(list):
+    pass
+def bare_enum(a: enum.Enum) -> None: ...
+def plain_class(a: Bag) -> None: ...
+def member_literal(a: Literal[Color.RED]) -> None: ...
+"""
+
+
+@pytest.mark.parametrize("handler", ["bare_enum", "plain_class", "member_literal"])
+@pytest.mark.parametrize("mode", ["--static", "--offline"])
+def test_an_annotation_with_no_json_form_is_td116_at_the_handler(run_line, tmp_path, handler, mode):
+    """Inference's refusal escaped the builder (TD299, file skipped) or the reporter (a crash)."""
+    project = _project(tmp_path, {"prmod.py": UNSUPPORTED}, [f"prmod:{handler}"])
+    done = run_line("lint", mode, cwd=project)
+    assert done.exit_code == 1
+    assert done.stdout.startswith("manifests/tools.yaml:4:14: TD1"), done.stdout
+    assert "TD299" not in done.stdout
