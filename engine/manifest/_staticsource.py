@@ -17,24 +17,21 @@ exception out of this module.
 from __future__ import annotations
 
 import ast
-import codecs
 import importlib.machinery
-import importlib.util
-import io
-import os
-import stat
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from tooldeck.manifest._staticfile import (
+    MAX_RUN_ELEMENTS,
+    MAX_SOURCE_BYTES,
+    StaticProblem,
+    parse_source,
+    read_source,
+)
+
 __all__ = ["MAX_SOURCE_BYTES", "Binding", "ModuleIndex", "SourceModule", "StaticProblem"]
-
-MAX_SOURCE_BYTES = 4 * 1024 * 1024
-"""A handler module larger than this is not read (a real one is a few hundred KB at most)."""
-
-_SLOW_ENCODINGS = frozenset({"punycode", "idna"})
-"""Decoding these takes time quadratic in the text (4 MiB of punycode: hours)."""
 
 _IMPORTING_FINDERS = frozenset({"_distutils_hack"})
 """Modules of ``sys.meta_path`` finders that import code to answer ``find_spec``.
@@ -45,15 +42,6 @@ modules) when asked for ``distutils``; a pull request's annotation can ask.
 
 _RUNTIME_NAMERS = frozenset({"globals", "setattr", "exec", "eval", "vars", "__import__"})
 """Calls at module level that can bind module names no statement shows."""
-
-
-class StaticProblem(Exception):
-    """A module or reference that static reading cannot accept; ``code`` says why."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
 
 
 @dataclass(frozen=True)
@@ -107,6 +95,10 @@ class ModuleIndex:
         self.search_last = tuple(search_last)
         """Folders searched for top-level modules after the import path (never put on it)."""
         self._modules: dict[str, SourceModule | StaticProblem] = {}
+        self._budget = [MAX_RUN_ELEMENTS]
+        """Syntax elements this run may still read (:data:`MAX_RUN_ELEMENTS`)."""
+        self.classes: dict[int, tuple[ast.ClassDef, dict[str, Binding]]] = {}
+        """Class bodies' bindings, by node, for every lookup of the run (see ``Walker``)."""
 
     def module(self, name: str) -> SourceModule:
         """The parsed module ``name``, or raise :class:`StaticProblem` (TD311 or TD316)."""
@@ -146,23 +138,8 @@ class ModuleIndex:
                 f"handler module {name!r} has no Python source ({origin or 'no file'}); "
                 "only importing it could resolve the reference",
             )
-        _check_inside(origin, self.search_last, name)
-        data = _read_capped(origin, self.max_bytes, name)
-        try:
-            _check_encoding(data, origin, name)
-            text = importlib.util.decode_source(data)
-            tree = ast.parse(text, filename=origin)
-        except SyntaxError as exc:
-            where = f"{origin}:{exc.lineno or 1}"
-            raise StaticProblem(
-                "TD311", f"handler module {name!r} does not parse ({where}): {exc.msg}"
-            ) from None
-        except (ValueError, UnicodeError, LookupError, RecursionError, MemoryError) as exc:
-            raise StaticProblem(
-                "TD311",
-                f"handler module {name!r} cannot be read as Python source ({origin}): "
-                f"{type(exc).__name__}: {str(exc)[:200]}",
-            ) from None
+        text = read_source(origin, name, self.search_last, self.max_bytes, self._budget)
+        tree = parse_source(text, origin, name)
         module = SourceModule(
             name=name,
             file=origin,
@@ -216,89 +193,6 @@ def _spec_of(fullname: str, path: list[str] | None) -> importlib.machinery.Modul
         if isinstance(spec, importlib.machinery.ModuleSpec):
             return spec
     return None
-
-
-def _check_inside(origin: str, folders: Sequence[str], name: str) -> None:
-    """Refuse a module in a project folder whose file links outside that folder.
-
-    The pull request owns what is in the project's folders, symlinks
-    included: ``prmod.py`` (or a package folder) linked to a file on the CI
-    machine would be parsed, and its text would come back in diagnostics
-    (an annotation naming a string constant there is quoted by TD317, a
-    misspelt name gets "did you mean" its names). Installed packages are
-    outside these folders and are read wherever they live.
-    """
-    for folder in folders:
-        if os.path.commonpath([folder, origin]) != folder:
-            continue
-        real, boundary = os.path.realpath(origin), os.path.realpath(folder)
-        if os.path.commonpath([boundary, real]) != boundary:
-            raise StaticProblem(
-                "TD311",
-                f"handler module {name!r} ({origin}) is a link to {real}, outside {folder}; "
-                "static lint does not read files a pull request links to from outside it",
-            )
-        return
-
-
-def _read_capped(path: str, limit: int, name: str) -> bytes:
-    """The file's bytes, read from one descriptor that is a regular file under ``limit``."""
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
-    try:
-        descriptor = os.open(path, flags)
-    except OSError as exc:
-        raise StaticProblem(
-            "TD311", f"cannot read handler module {name!r} ({path}): {exc.strerror}"
-        ) from None
-    try:
-        info = os.fstat(descriptor)
-        if not stat.S_ISREG(info.st_mode):
-            raise StaticProblem("TD311", f"handler module {name!r} ({path}) is not a regular file")
-        chunks: list[bytes] = []
-        size = 0
-        while size <= limit:
-            chunk = os.read(descriptor, min(1 << 20, limit + 1 - size))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            size += len(chunk)
-        if size > limit:
-            raise StaticProblem(
-                "TD311",
-                f"handler module {name!r} ({path}) is larger than {limit // (1024 * 1024)} MiB; "
-                "static lint does not read it",
-            )
-        return b"".join(chunks)
-    except OSError as exc:
-        raise StaticProblem(
-            "TD311", f"cannot read handler module {name!r} ({path}): {exc.strerror}"
-        ) from None
-    finally:
-        os.close(descriptor)
-
-
-def _check_encoding(data: bytes, origin: str, name: str) -> None:
-    """Refuse a source encoding whose decoder is not the standard library's, or is slow.
-
-    A ``# coding:`` line picks the codec that decodes the whole file: one
-    registered by an installed package (a ``.pth`` file can register one)
-    would run that package's code on the pull request's text, and the
-    standard library's punycode decoder is quadratic. Python source in
-    either is unheard of, so static lint reads neither.
-    """
-    import tokenize
-
-    encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
-    info = codecs.lookup(encoding)
-    decoder = getattr(info.incrementaldecoder, "__module__", None) or ""
-    slow = info.name in _SLOW_ENCODINGS
-    if slow or not decoder.startswith("encodings."):
-        why = "is slow" if slow else "is not the standard library's"
-        raise StaticProblem(
-            "TD311",
-            f"handler module {name!r} ({origin}) is written in the encoding {encoding!r}, "
-            f"which static lint does not decode (its decoder {why})",
-        )
 
 
 # ------------------------------------------------------------------ top-level bindings

@@ -182,7 +182,7 @@ class Walker:
         self.notes: list[str] = []
         """What a lookup had to assume (a conditional definition, an opaque decorator)."""
         self._hops = 0
-        self._classes: dict[int, tuple[ast.ClassDef, dict[str, Binding]]] = {}
+        self._classes = index.classes  # one collection of each class body per run
 
     # ----------------------------------------------------------------- modules
     def module(self, name: str) -> SourceModule:

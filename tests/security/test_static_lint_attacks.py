@@ -336,3 +336,47 @@ def test_an_annotation_with_no_json_form_is_td116_at_the_handler(run_line, tmp_p
     assert done.exit_code == 1
     assert done.stdout.startswith("manifests/tools.yaml:4:14: TD1"), done.stdout
     assert "TD299" not in done.stdout
+
+
+# -------------------------------------------------------------- unbounded work
+def test_a_module_dense_with_syntax_is_refused_before_parsing(tmp_path):
+    """600 KB of ``0,0,0,...`` is 300,000 nodes: parsing 2.6 MB of it took 20 s and 1.3 GB."""
+    project = _project(tmp_path, {"prhelp.py": GOOD}, ["prmod:go", "prhelp:go"])
+    (project / "prmod.py").write_text("A = [" + "0," * 300_000 + "]\n" + GOOD)
+    started = time.monotonic()
+    done, _ = _lint(project)
+    assert time.monotonic() - started < 15
+    assert "line=4,col=14,title=TD311::" in done.stdout
+    assert "syntax elements, more than the 250,000 static lint reads in one module" in done.stdout
+    assert "line=7" not in done.stdout  # prhelp:go is fine
+
+
+def test_a_run_reads_a_bounded_amount_of_source(tmp_path, monkeypatch):
+    from tooldeck.manifest import _staticfile, _staticsource
+    from tooldeck.manifest._staticsource import ModuleIndex, StaticProblem
+
+    for index in range(3):
+        (tmp_path / f"prbig{index}.py").write_text("A = [" + "0," * 20_000 + "]\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(_staticsource, "MAX_RUN_ELEMENTS", 50_000)
+    monkeypatch.setattr(_staticfile, "MAX_RUN_ELEMENTS", 50_000)  # as the message says it
+    modules = ModuleIndex()
+    modules.module("prbig0")
+    modules.module("prbig1")
+    with pytest.raises(StaticProblem, match="at most 50,000 syntax elements of source in one run"):
+        modules.module("prbig2")
+
+
+def test_a_module_parses_the_same_however_deep_the_lookup_that_asks_for_it(tmp_path, monkeypatch):
+    """Building the tree counts against the caller's recursion depth; a failure is remembered."""
+    import sys
+
+    from tooldeck.manifest._staticsource import ModuleIndex
+
+    (tmp_path / "prsum.py").write_text("x = " + "+".join(["1"] * 2000) + "\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+
+    def deep(levels: int):
+        return ModuleIndex().module("prsum") if levels == 0 else deep(levels - 1)
+
+    assert deep(sys.getrecursionlimit() - 100).bindings["x"].kind == "value"
