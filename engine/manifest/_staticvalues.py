@@ -13,7 +13,6 @@ followed into the modules they name, class bodies along their bases) for
 from __future__ import annotations
 
 import ast
-import difflib
 import sys
 import sysconfig
 from collections.abc import Callable
@@ -21,6 +20,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+from tooldeck.manifest._resolve import close_names
 from tooldeck.manifest._staticsource import Binding, ModuleIndex, SourceModule, StaticProblem
 
 __all__ = [
@@ -182,7 +182,7 @@ class Walker:
         self.notes: list[str] = []
         """What a lookup had to assume (a conditional definition, an opaque decorator)."""
         self._hops = 0
-        self._classes = index.classes  # one collection of each class body per run
+        self._classes = index.classes
 
     # ----------------------------------------------------------------- modules
     def module(self, name: str) -> SourceModule:
@@ -245,8 +245,7 @@ class Walker:
                 f"{module.name} does not define {name!r} in its source, but it may make it "
                 f"at run time ({what} at line {line})"
             )
-        public = [n for n in module.bindings if not n.startswith("_")]
-        return Missing(tuple(difflib.get_close_matches(name, public, n=3)))
+        return Missing(tuple(close_names(name, module.bindings)))
 
     # ------------------------------------------------------------- expressions
     def expression(self, module: SourceModule, node: ast.expr, scope: dict[str, Binding]) -> Value:
@@ -369,13 +368,10 @@ class Walker:
                     f"{cls.qualname!r} does not define {name!r}; it may inherit it from a base "
                     f"class static lint cannot read ({base.why})"
                 )
-        public = {
-            n
-            for klass in self.mro(cls, [])
-            for n in self.class_bindings(klass.node)
-            if n[:1] != "_"
-        }
-        return Missing(tuple(difflib.get_close_matches(name, sorted(public), n=3)))
+        names = dict.fromkeys(
+            n for klass in self.mro(cls, []) for n in self.class_bindings(klass.node)
+        )
+        return Missing(tuple(close_names(name, names)))
 
     def mro(self, cls: ClassDef, outside: list[Value]) -> list[ClassDef]:
         """The class and its bases defined in followed source (depth first, left to right).
