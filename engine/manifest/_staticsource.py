@@ -30,6 +30,7 @@ from tooldeck.manifest._staticfile import (
     parse_source,
     read_source,
 )
+from tooldeck.manifest._staticmarkers import clip
 
 __all__ = ["MAX_SOURCE_BYTES", "Binding", "ModuleIndex", "SourceModule", "StaticProblem"]
 
@@ -340,5 +341,5 @@ def _note_runtime_namers(module: SourceModule, node: ast.stmt) -> None:
             and current.attr in ("__dict__", "modules")
             and isinstance(current.ctx, ast.Load)
         ):
-            module.runtime_namers.append((ast.unparse(current)[:60], current.lineno))
+            module.runtime_namers.append((clip(current), current.lineno))
         stack.extend(ast.iter_child_nodes(current))

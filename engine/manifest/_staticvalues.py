@@ -21,6 +21,7 @@ from functools import cache
 from pathlib import Path
 
 from tooldeck.manifest._resolve import close_names
+from tooldeck.manifest._staticmarkers import clip, small
 from tooldeck.manifest._staticsource import Binding, ModuleIndex, SourceModule, StaticProblem
 
 __all__ = [
@@ -273,7 +274,7 @@ class Walker:
             called = self.expression(module, node.func, scope)
             if isinstance(called, ClassDef):
                 return Instance(called, node.lineno)
-            shown = ast.unparse(node.func)[:60]
+            shown = clip(node.func)
             why = f"made at run time by calling {shown} (line {node.lineno})"
             if isinstance(called, External):
                 if called.module == "builtins" and called.name in _BUILTIN_DATA:
@@ -299,11 +300,13 @@ class Walker:
         kind = kinds.get(type(node))
         if kind is not None:
             return Data(kind)
-        if isinstance(node, _OPERATIONS) and all(
-            isinstance(leaf, _CONSTANT_PARTS) for leaf in ast.walk(node)
+        if (
+            isinstance(node, _OPERATIONS)
+            and small(node, 1000)  # walked on every lookup that reaches it
+            and all(isinstance(leaf, _CONSTANT_PARTS) for leaf in ast.walk(node))
         ):
             return Data("constant expression")
-        return Runtime(f"computed at run time ({ast.unparse(node)[:60]}, line {node.lineno})")
+        return Runtime(f"computed at run time ({clip(node)}, line {node.lineno})")
 
     def attribute(self, owner: Value, name: str) -> Value:
         """``owner.name`` for a value static reading knows."""
@@ -424,7 +427,7 @@ class Walker:
                 return Data("property" if in_class else "property object", computed=in_class)
             if key in _TRANSPARENT_DECORATORS:
                 continue
-            opaque.append("@" + ast.unparse(decorator)[:60])
+            opaque.append("@" + clip(decorator))
         return Function(module, node, qualname, 0, kind, tuple(opaque))
 
     def class_bindings(self, node: ast.ClassDef) -> dict[str, Binding]:

@@ -397,3 +397,56 @@ def test_misspelt_names_in_a_module_of_many_names_cost_no_minutes(tmp_path):
     assert time.monotonic() - started < 30
     assert done.stdout.count("title=TD312::") == 400
     assert "did you mean" not in done.stdout
+
+
+def test_a_huge_expression_named_in_every_parameter_costs_its_size_once(tmp_path):
+    """Each annotation and default re-evaluated and re-printed 200,000 elements (minutes)."""
+    params = ", ".join(f"a{j}: A = A" for j in range(30))
+    functions = "".join(f"def go{i}({params}): ...\n" for i in range(20))
+    project = _project(
+        tmp_path,
+        {"prmod.py": "A = [" + "0," * 110_000 + "]\n" + functions},
+        [f"prmod:go{i}" for i in range(20)],
+    )
+    started = time.monotonic()
+    done, _ = _lint(project)
+    assert time.monotonic() - started < 20
+    assert done.returncode == 0, done.stdout
+    assert "a large List expression, line 1" in done.stdout  # named, not printed
+
+
+def test_an_alias_is_worked_out_once_per_run(tmp_path, monkeypatch):
+    """A Literal of 3,000 values in 50 parameters of 20 tools was evaluated 3 million times."""
+    from tooldeck.manifest import _statictypes
+    from tooldeck.manifest._staticresolve import StaticResolver
+
+    values = ", ".join(f"'v{i}'" for i in range(3000))
+    params = ", ".join(f"a{j}: L = 'v1'" for j in range(50))
+    (tmp_path / "prlit.py").write_text(
+        f"from typing import Literal\nL = Literal[{values}]\ndef go({params}): ...\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    evaluated = []
+    literal = _statictypes._literal
+    monkeypatch.setattr(_statictypes, "_literal", lambda node: evaluated.append(1) or literal(node))
+    resolve = StaticResolver()
+    for _ in range(20):
+        resolve("prlit:go", ["prlit"])
+    assert len(evaluated) < 3000 + 20 * 50 * 2
+
+
+def test_star_imports_that_fan_out_end_promptly(tmp_path):
+    """Each module star-imports two of the next layer: 2^30 paths to look for a name."""
+    files = {
+        f"prhelp{i}.py": f"from prhelp{2 * (i // 2) + 2} import *\n"
+        f"from prhelp{2 * (i // 2) + 3} import *\n"
+        for i in range(60)
+    }
+    files["prmod.py"] = (
+        "from prhelp0 import *\nfrom prhelp1 import *\ndef go(x: Nope) -> int: ...\n"
+    )
+    project = _project(tmp_path, files, ["prmod:go"])
+    started = time.monotonic()
+    done, _ = _lint(project)
+    assert time.monotonic() - started < 20
+    assert "title=TD317::" in done.stdout
