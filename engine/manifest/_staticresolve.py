@@ -36,8 +36,8 @@ from tooldeck.manifest._staticvalues import (
     ModuleRef,
     Runtime,
     Value,
-    Walker,
 )
+from tooldeck.manifest._staticwalker import Walker
 
 __all__ = ["StaticHandlerCalled", "StaticNotes", "StaticResolver", "static_notes"]
 
@@ -134,7 +134,7 @@ def _judge(
         if value.computed:
             raise ResolveError(
                 "TD315",
-                f"handler {walked!r} is a property (a computed attribute); point the handler "
+                f"handler {walked!r} is a {value.kind} (a computed attribute); point the handler "
                 "at a function or method",
             )
         if last:
@@ -201,7 +201,9 @@ class _Builder:
         """
         if _defers_annotations(cls.module):
             written: dict[str, str] = {}
-            for klass in self.walker.mro(cls, []):
+            for klass in self.walker.mro(cls):
+                if not isinstance(klass, ClassDef):
+                    continue
                 for statement in klass.node.body:
                     if isinstance(statement, ast.AnnAssign) and isinstance(
                         statement.target, ast.Name

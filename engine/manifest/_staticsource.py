@@ -20,9 +20,8 @@ import ast
 import importlib.machinery
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import Any
 
+from tooldeck.manifest._staticbindings import Binding, SourceModule, collect_module
 from tooldeck.manifest._staticfile import (
     MAX_RUN_ELEMENTS,
     MAX_SOURCE_BYTES,
@@ -30,7 +29,6 @@ from tooldeck.manifest._staticfile import (
     parse_source,
     read_source,
 )
-from tooldeck.manifest._staticmarkers import clip
 
 __all__ = ["MAX_SOURCE_BYTES", "Binding", "ModuleIndex", "SourceModule", "StaticProblem"]
 
@@ -40,50 +38,6 @@ _IMPORTING_FINDERS = frozenset({"_distutils_hack"})
 setuptools' ``DistutilsMetaFinder`` imports setuptools (hundreds of
 modules) when asked for ``distutils``; a pull request's annotation can ask.
 """
-
-_RUNTIME_NAMERS = frozenset({"globals", "setattr", "exec", "eval", "vars", "__import__"})
-"""Calls at module level that can bind module names no statement shows."""
-
-
-@dataclass(frozen=True)
-class Binding:
-    """What one top-level name is bound to, as the source says.
-
-    ``kind`` is ``def`` (function), ``class``, ``value`` (an assignment;
-    ``node`` is the assigned expression), ``import`` (``import a.b`` or
-    ``import a.b as c``; ``target`` is the module), ``from`` (``from m
-    import n``; ``target`` is the module and ``name`` the imported name) or
-    ``runtime`` (bound by a statement whose value only running it gives:
-    a loop variable, a ``with`` target, a tuple unpacking, ``+=``).
-    """
-
-    kind: str
-    node: ast.AST
-    line: int
-    conditional: bool = False
-    """Bound inside an ``if``, ``try``, loop or ``with``: which one runs is decided at run time."""
-    target: str = ""
-    name: str = ""
-
-
-@dataclass
-class SourceModule:
-    """One parsed module and the names its top level binds."""
-
-    name: str
-    file: str
-    tree: ast.Module
-    is_package: bool
-    bindings: dict[str, Binding] = field(default_factory=dict)
-    star_imports: list[tuple[str, int]] = field(default_factory=list)
-    """``from m import *`` targets (absolute module, line), in source order."""
-    runtime_namers: list[tuple[str, int]] = field(default_factory=list)
-    """Module-level calls that may bind names no statement shows (``globals``, ``setattr``...)."""
-
-    @property
-    def package(self) -> str:
-        """The package relative imports start from."""
-        return self.name if self.is_package else self.name.rpartition(".")[0]
 
 
 class ModuleIndex:
@@ -98,8 +52,8 @@ class ModuleIndex:
         self._modules: dict[str, SourceModule | StaticProblem] = {}
         self._budget = [MAX_RUN_ELEMENTS]
         """Syntax elements this run may still read (:data:`MAX_RUN_ELEMENTS`)."""
-        self.classes: dict[int, tuple[ast.ClassDef, dict[str, Binding]]] = {}
-        """Class bodies' bindings, by node, for every lookup of the run (see ``Walker``)."""
+        self.classes: dict[int, tuple[ast.ClassDef, dict[str, Binding], dict[str, int]]] = {}
+        """What each class body binds and sets on ``self``, by node, read once per run."""
 
     def module(self, name: str) -> SourceModule:
         """The parsed module ``name``, or raise :class:`StaticProblem` (TD311 or TD316)."""
@@ -147,7 +101,7 @@ class ModuleIndex:
             tree=tree,
             is_package=spec.submodule_search_locations is not None,
         )
-        _collect(module, tree.body, conditional=False)
+        collect_module(module)
         return module
 
 
@@ -194,152 +148,3 @@ def _spec_of(fullname: str, path: list[str] | None) -> importlib.machinery.Modul
         if isinstance(spec, importlib.machinery.ModuleSpec):
             return spec
     return None
-
-
-# ------------------------------------------------------------------ top-level bindings
-def _collect(module: SourceModule, body: list[ast.stmt], *, conditional: bool) -> None:
-    """Record what each statement of a module-level block binds, in source order."""
-    for statement in body:
-        _bind_statement(module, statement, conditional)
-        _note_runtime_namers(module, statement)
-
-
-def _bind_statement(module: SourceModule, node: ast.stmt, conditional: bool) -> None:
-    bind = module.bindings
-    if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-        bind[node.name] = Binding("def", node, node.lineno, conditional)
-    elif isinstance(node, ast.ClassDef):
-        bind[node.name] = Binding("class", node, node.lineno, conditional)
-    elif isinstance(node, ast.Assign):
-        for target in node.targets:
-            _bind_target(module, target, node.value, node.lineno, conditional)
-    elif isinstance(node, ast.AnnAssign):
-        if node.value is not None:  # a bare annotation binds nothing
-            _bind_target(module, node.target, node.value, node.lineno, conditional)
-    elif isinstance(node, ast.AugAssign):
-        _bind_target(module, node.target, None, node.lineno, conditional)
-    elif isinstance(node, ast.Import):
-        for alias in node.names:
-            if alias.asname:
-                bind[alias.asname] = Binding(
-                    "import", node, node.lineno, conditional, target=alias.name
-                )
-            else:
-                top = alias.name.partition(".")[0]
-                bind[top] = Binding("import", node, node.lineno, conditional, target=top)
-    elif isinstance(node, ast.ImportFrom):
-        base = _absolute(module, node.module, node.level)
-        for alias in node.names:
-            if base is None:  # a relative import above the top package: fails when run
-                bind[alias.asname or alias.name] = Binding("runtime", node, node.lineno, True)
-            elif alias.name == "*":
-                module.star_imports.append((base, node.lineno))
-            else:
-                bind[alias.asname or alias.name] = Binding(
-                    "from", node, node.lineno, conditional, target=base, name=alias.name
-                )
-    elif isinstance(node, ast.Delete):
-        for target in node.targets:
-            if isinstance(target, ast.Name):
-                bind.pop(target.id, None)
-    elif isinstance(node, ast.For | ast.AsyncFor):
-        _bind_target(module, node.target, None, node.lineno, True)
-        _collect(module, node.body, conditional=True)
-        _collect(module, node.orelse, conditional=True)
-    elif isinstance(node, ast.While | ast.If):
-        _collect(module, node.body, conditional=True)
-        _collect(module, node.orelse, conditional=True)
-    elif isinstance(node, ast.With | ast.AsyncWith):
-        for item in node.items:
-            if item.optional_vars is not None:
-                _bind_target(module, item.optional_vars, None, node.lineno, True)
-        _collect(module, node.body, conditional=True)
-    elif isinstance(node, ast.Try | ast.TryStar):
-        _collect(module, node.body, conditional=True)
-        for handler in node.handlers:
-            if handler.name:
-                bind[handler.name] = Binding("runtime", handler, handler.lineno, True)
-            _collect(module, handler.body, conditional=True)
-        _collect(module, node.orelse, conditional=True)
-        _collect(module, node.finalbody, conditional=True)
-    elif isinstance(node, ast.Match):
-        for case in node.cases:
-            _collect(module, case.body, conditional=True)
-    for named in _walrus_targets(node):
-        bind[named.id] = Binding("runtime", named, named.lineno, True)
-
-
-def _bind_target(
-    module: SourceModule, target: ast.expr, value: ast.expr | None, line: int, conditional: bool
-) -> None:
-    if isinstance(target, ast.Name):
-        if value is None:
-            module.bindings[target.id] = Binding("runtime", target, line, conditional)
-        else:
-            module.bindings[target.id] = Binding("value", value, line, conditional)
-    elif isinstance(target, ast.Tuple | ast.List):
-        for element in target.elts:
-            _bind_target(module, element, None, line, conditional)
-    elif isinstance(target, ast.Starred):
-        _bind_target(module, target.value, None, line, conditional)
-
-
-def _absolute(module: SourceModule, name: str | None, level: int) -> str | None:
-    """The absolute module a (possibly relative) ``from`` import names; None if it cannot."""
-    if level == 0:
-        return name
-    package = module.package
-    for _ in range(level - 1):
-        if not package:
-            return None
-        package = package.rpartition(".")[0]
-    if not package:
-        return None
-    return f"{package}.{name}" if name else package
-
-
-def _walrus_targets(node: ast.stmt) -> list[ast.Name]:
-    """``(name := ...)`` targets in a statement's own expressions (they bind module names)."""
-    found: list[ast.Name] = []
-    stack: list[ast.AST] = [
-        child
-        for child in ast.iter_child_nodes(node)
-        if not isinstance(child, ast.stmt)  # nested blocks are collected as statements
-    ]
-    while stack:
-        current = stack.pop()
-        if isinstance(current, ast.NamedExpr) and isinstance(current.target, ast.Name):
-            found.append(current.target)
-        if isinstance(current, ast.Lambda):
-            continue  # its own scope
-        stack.extend(ast.iter_child_nodes(current))
-    return found
-
-
-def _note_runtime_namers(module: SourceModule, node: ast.stmt) -> None:
-    """Remember module-level calls such as ``globals()[...] = f`` that bind unseen names."""
-    if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-        return
-    stack: list[Any] = [node]
-    while stack:
-        current = stack.pop()
-        if isinstance(current, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
-            continue
-        if isinstance(current, ast.Call):
-            callee = current.func
-            called = (
-                callee.id
-                if isinstance(callee, ast.Name)
-                else callee.attr
-                if isinstance(callee, ast.Attribute)
-                else None
-            )
-            if called in _RUNTIME_NAMERS:
-                module.runtime_namers.append((f"{called}()", current.lineno))
-        elif (
-            isinstance(current, ast.Attribute)
-            and current.attr in ("__dict__", "modules")
-            and isinstance(current.ctx, ast.Load)
-        ):
-            module.runtime_namers.append((clip(current), current.lineno))
-        stack.extend(ast.iter_child_nodes(current))

@@ -17,11 +17,11 @@ from __future__ import annotations
 import ast
 import dataclasses
 import enum
-import importlib
 import typing
 from collections.abc import Callable
 from typing import Any
 
+from tooldeck.manifest._staticbindings import SourceModule
 from tooldeck.manifest._staticclasses import rebuild_class
 from tooldeck.manifest._staticmarkers import (
     NAMEDTUPLE,
@@ -29,12 +29,14 @@ from tooldeck.manifest._staticmarkers import (
     PYDANTIC_FIELD,
     PYDANTIC_MODEL,
     RUNTIME,
+    STDLIB,
     TYPEDDICT,
     Unknown,
     clip,
+    known,
     small,
 )
-from tooldeck.manifest._staticsource import SourceModule, StaticProblem
+from tooldeck.manifest._staticsource import StaticProblem
 from tooldeck.manifest._staticvalues import ClassDef, is_installed_module
 
 __all__ = ["TypeReader"]
@@ -49,54 +51,6 @@ _LITERAL_KINDS = (int, str, bytes, bool, type(None), enum.Enum)
 """What ``Literal[...]`` may hold (PEP 586)."""
 _MAX_FORWARD_REF = 2000
 """Characters of a string annotation parsed as an expression."""
-
-
-_STDLIB = {
-    "typing": (
-        "Any Optional Union List Dict Tuple Set FrozenSet Sequence MutableSequence Mapping "
-        "MutableMapping Iterable Collection AbstractSet Literal Annotated Required NotRequired "
-        "ClassVar Final"
-    ),
-    "collections.abc": (
-        "Sequence MutableSequence Mapping MutableMapping Iterable Collection Set MutableSet"
-    ),
-    "datetime": "date datetime time timedelta",
-    "uuid": "UUID",
-    "decimal": "Decimal",
-    "pathlib": "Path PurePath PosixPath PurePosixPath WindowsPath PureWindowsPath",
-    "enum": "Enum IntEnum StrEnum Flag IntFlag auto",
-    "dataclasses": "dataclass field",
-    "builtins": "int float str bool bytes bytearray complex list dict tuple set frozenset object",
-}
-_MARKERS: dict[tuple[str, str], object] = {
-    ("pydantic", "BaseModel"): PYDANTIC_MODEL,
-    ("pydantic.main", "BaseModel"): PYDANTIC_MODEL,
-    ("pydantic", "Field"): PYDANTIC_FIELD,
-    ("pydantic.fields", "Field"): PYDANTIC_FIELD,
-    ("typing", "TypedDict"): TYPEDDICT,
-    ("typing", "NamedTuple"): NAMEDTUPLE,
-    ("typing", "NewType"): NEWTYPE,
-}
-
-
-def _known(module: str, name: str) -> object | None:
-    """The object a standard-library (or typing_extensions) name stands for, if known."""
-    if module == "typing_extensions":
-        module = "typing"
-    marker = _MARKERS.get((module, name))
-    if marker is not None:
-        return marker
-    if module in ("tooldeck", "tooldeck._calltypes") and name == "ToolContext":
-        from tooldeck._calltypes import ToolContext
-
-        return ToolContext
-    if module == "builtins" and name == "None":
-        return None
-    names = _STDLIB.get(module)
-    if names is None or name not in names.split():
-        return None
-    found: object = getattr(importlib.import_module(module), name)
-    return found
 
 
 class TypeReader:
@@ -290,13 +244,15 @@ class TypeReader:
     def _bound_name(self, module: SourceModule, name: str, binding: Any, depth: int) -> Any:
         if binding is None:
             for star, _line in reversed(module.star_imports):
+                if self._hidden(star, name):
+                    continue
                 try:
                     return self._in_module(star, name, depth)
                 except Unknown:
                     continue
-            known = _known("builtins", name)
-            if known is not None or name == "None":
-                return known
+            builtin = known("builtins", name)
+            if builtin is not None or name == "None":
+                return builtin
             raise Unknown(f"{name!r} is not defined in {module.name}")
         if binding.kind == "from":
             return self._in_module(binding.target, binding.name, depth)
@@ -307,6 +263,13 @@ class TypeReader:
             assert isinstance(binding.node, ast.expr)
             return self._alias(name, binding.node, module, depth)
         raise Unknown(f"{name!r} is bound at run time")
+
+    def _hidden(self, star: str, name: str) -> bool:
+        """Whether ``from star import *`` leaves ``name`` out (its ``__all__`` says so)."""
+        try:
+            return self.walker.index.module(star).exported(name) is False
+        except StaticProblem:
+            return False
 
     def _alias(self, name: str, value: ast.expr, module: SourceModule, depth: int) -> Any:
         """``UserId = int``, ``Color = Literal[...]``, ``UserId = NewType("UserId", int)``."""
@@ -324,15 +287,15 @@ class TypeReader:
         if binding is None or binding.kind != "import":
             if binding is not None and binding.kind == "from":
                 candidate = f"{binding.target}.{binding.name}"
-                if self.walker.index.is_package_module(candidate) or candidate in _STDLIB:
+                if self.walker.index.is_package_module(candidate) or candidate in STDLIB:
                     return f"{candidate}.{rest}" if rest else candidate
             return None
         return f"{binding.target}.{rest}" if rest else binding.target
 
     def _in_module(self, module_name: str, name: str, depth: int) -> Any:
-        known = _known(module_name, name)
-        if known is not None or (module_name == "builtins" and name == "None"):
-            return known
+        found = known(module_name, name)
+        if found is not None or (module_name == "builtins" and name == "None"):
+            return found
         try:
             source = self.walker.module(module_name)
         except StaticProblem as problem:

@@ -450,3 +450,231 @@ def test_star_imports_that_fan_out_end_promptly(tmp_path):
     done, _ = _lint(project)
     assert time.monotonic() - started < 20
     assert "title=TD317::" in done.stdout
+
+
+# --------------------------------------------- references importing refuses, read from source
+def _codes(output: str) -> list[tuple[str, str]]:
+    """(line, code) of every text diagnostic of manifests/tools.yaml."""
+    found = []
+    for line in output.splitlines():
+        where, _, rest = line.partition(": ")
+        if where.startswith("manifests/tools.yaml:") and rest[:2] == "TD":
+            found.append((where.split(":")[1], rest.split()[0]))
+    return sorted(found)
+
+
+REFUSED = {
+    "a descriptor in a class body": (
+        """
+        class Desc:
+            def __get__(self, obj, owner):
+                return self
+            def __call__(self, x: int) -> int: ...
+        class Holder:
+            run = Desc()
+        holder = Holder()
+        """,
+        ["prmod:Holder.run", "prmod:holder.run"],
+        ["TD315", "TD315"],
+    ),
+    "functools.wraps of an outside function": (
+        """
+        import functools, json
+        @functools.wraps(json.dumps)
+        def go(x: int) -> int: ...
+        """,
+        ["prmod:go"],
+        ["TD315"],
+    ),
+    "classmethod and staticmethod objects at module level": (
+        """
+        @classmethod
+        def go(cls, x: int) -> int: ...
+        @staticmethod
+        def go2(x: int) -> int: ...
+        """,
+        ["prmod:go", "prmod:go2"],
+        ["TD313", "TD315"],
+    ),
+    "a name a star import's __all__ leaves out": (
+        "from prhelp import *\n",
+        ["prmod:hidden", "prmod:shown"],
+        ["TD312", None],
+    ),
+    "a class attribute C3 finds before breadth-first order does": (
+        """
+        import json
+        class D:
+            run = json.dumps
+        class B(D):
+            pass
+        class C:
+            def run(self, x: int) -> int: ...
+        class A(B, C):
+            pass
+        """,
+        ["prmod:A.run"],
+        ["TD315"],
+    ),
+    "a method an outside base may define first": (
+        """
+        import json
+        class Mixin:
+            def encode(self, o: int) -> str: ...
+        class Enc(json.JSONEncoder, Mixin):
+            pass
+        """,
+        ["prmod:Enc.encode"],
+        ["TD316"],
+    ),
+    "a class a decorator replaces": (
+        """
+        import json
+        def swap(cls):
+            return json.dumps
+        @swap
+        class Tool:
+            def __init__(self, x: int) -> None: ...
+        """,
+        ["prmod:Tool"],
+        ["TD316"],
+    ),
+    "a function rebound by a function that declares it global": (
+        """
+        import json
+        def go(x: int) -> int: ...
+        def _setup():
+            global go
+            go = json.dumps
+        _setup()
+        """,
+        ["prmod:go"],
+        ["TD316"],
+    ),
+    "attributes set at module level": (
+        """
+        import json
+        class Tool:
+            def run(self, x: int) -> int: ...
+        Tool.run = json.dumps
+        def go(x: int) -> int: ...
+        go.__module__ = "json"
+        """,
+        ["prmod:Tool.run", "prmod:go"],
+        ["TD316", "TD316"],
+    ),
+    "setattr and globals() at module level": (
+        """
+        import json
+        class Tool:
+            def run(self, x: int) -> int: ...
+        setattr(Tool, "run", json.dumps)
+        def go(x: int) -> int: ...
+        globals()["go"] = json.dumps
+        """,
+        ["prmod:Tool.run", "prmod:go"],
+        ["TD316", "TD316"],
+    ),
+    "a module that replaces itself in sys.modules": (
+        """
+        import sys, json
+        def go(x: int) -> int: ...
+        sys.modules[__name__] = json
+        """,
+        ["prmod:go"],
+        ["TD316"],
+    ),
+    "a class body that rebinds its names": (
+        """
+        class Tool:
+            def run(self, x: int) -> int: ...
+            from json import dumps as run
+            def gone(self, x: int) -> int: ...
+            del gone
+            def loop(self, x: int) -> int: ...
+            for loop in [print]:
+                pass
+        """,
+        ["prmod:Tool.run", "prmod:Tool.gone", "prmod:Tool.loop"],
+        ["TD315", "TD312", "TD316"],
+    ),
+    "an instance a __new__ makes": (
+        """
+        import json
+        class Tool:
+            def __new__(cls):
+                return json.dumps
+            def __call__(self, x: int) -> int: ...
+        tool = Tool()
+        """,
+        ["prmod:tool"],
+        ["TD316"],
+    ),
+    "an attribute a method sets on the instance": (
+        """
+        import json
+        class Tool:
+            def __init__(self):
+                self.run = json.dumps
+            def run(self, x: int) -> int: ...
+        tool = Tool()
+        """,
+        ["prmod:tool.run"],
+        ["TD316"],
+    ),
+}
+PACKAGES = {
+    "a package that imports its own submodule": (
+        {"prpkg/__init__.py": "from . import tools\n", "prmod.py": "from prpkg import tools\n"},
+        ["prpkg:tools", "prpkg:tools.go", "prmod:tools.go"],
+        ["TD315", "TD315", "TD315"],
+    ),
+    "a package that rewrites __path__": (
+        {
+            "prpkg/__init__.py": "__path__ = [__path__[0] + '/real']\n",
+            "prpkg/real/tools.py": "import json\ngo = json.dumps\n",
+        },
+        ["prpkg.tools:go"],
+        ["TD316"],
+    ),
+    "a package that puts another module in sys.modules": (
+        {"prpkg/__init__.py": "import sys, json\nsys.modules['prpkg.tools'] = json\n"},
+        ["prpkg.tools:go"],
+        ["TD316"],
+    ),
+}
+
+
+@pytest.mark.parametrize("case", [*REFUSED, *PACKAGES])
+def test_what_importing_refuses_static_lint_does_not_pass(run_line, tmp_path, case):
+    """Each of these passed ``--static --strict`` silently; importing refuses them (TD31x).
+
+    Static lint refuses them the same way where the source says it, and
+    otherwise says only an import could tell (TD316, a warning that fails
+    ``--strict``): never a green CI for what fails when the tools load.
+    """
+    if case in REFUSED:
+        source, handlers, expected = REFUSED[case]
+        files = {"prmod.py": source, "prhelp.py": ""}
+    else:
+        files, handlers, expected = PACKAGES[case]
+        files = {"prpkg/tools.py": GOOD, **files}
+    files["prhelp.py"] = files.get("prhelp.py") or (
+        "__all__ = ['shown']\ndef shown(x: int) -> int: ...\ndef hidden(x: int) -> int: ...\n"
+    )
+    project = _project(tmp_path, files, handlers)
+    static = run_line("lint", "--static", "--strict", cwd=project)
+    lines = [str(4 + 3 * index) for index in range(len(handlers))]
+    wanted = sorted((line, code) for line, code in zip(lines, expected, strict=True) if code)
+    assert _codes(static.stdout) == wanted, static.stdout
+    assert static.exit_code == 1
+    imported = run_line("lint", "--offline", cwd=project)
+    assert imported.exit_code == 1, imported.stdout  # importing refuses each one too
+
+
+def test_a_conditional_del_is_a_warning_not_a_missing_name(run_line, tmp_path):
+    """``if flag: del go`` left go undefined for static lint (TD312) though it usually is not."""
+    source = "def go(x: int) -> int: ...\nif False:\n    del go\n"
+    project = _project(tmp_path, {"prmod.py": source}, ["prmod:go"])
+    done = run_line("lint", "--static", cwd=project)
+    assert _codes(done.stdout) == [("4", "TD316")], done.stdout
