@@ -678,3 +678,55 @@ def test_a_conditional_del_is_a_warning_not_a_missing_name(run_line, tmp_path):
     project = _project(tmp_path, {"prmod.py": source}, ["prmod:go"])
     done = run_line("lint", "--static", cwd=project)
     assert _codes(done.stdout) == [("4", "TD316")], done.stdout
+
+
+HIERARCHIES = """
+class O: pass
+class A(O): pass
+class B(O): pass
+class C(O): pass
+class D(O): pass
+class E(O): pass
+class K1(A, B, C): pass
+class K2(D, B, E): pass
+class K3(D, A): pass
+class Z(K1, K2, K3): pass
+class X: pass
+class Y(X): pass
+class W(Y, X): pass
+class Left(A): pass
+class Right(A, B): pass
+class Both(Left, Right): pass
+"""
+
+
+@pytest.mark.parametrize("name", ["Z", "W", "Both", "K2"])
+def test_the_static_mro_is_pythons(tmp_path, monkeypatch, name):
+    """C3 linearization: the order lookups follow, which breadth-first order got wrong."""
+    import importlib
+
+    from tooldeck.manifest._staticsource import ModuleIndex
+    from tooldeck.manifest._staticvalues import ClassDef
+    from tooldeck.manifest._staticwalker import Walker
+
+    (tmp_path / "prclasses.py").write_text(HIERARCHIES)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    walker = Walker(ModuleIndex(), lambda module: module == "prclasses")
+    cls = walker.module_attr(walker.module("prclasses"), name)
+    assert isinstance(cls, ClassDef)
+    static = [entry.qualname for entry in walker.mro(cls) if isinstance(entry, ClassDef)]
+    real = importlib.import_module("prclasses")
+    assert static == [k.__name__ for k in getattr(real, name).__mro__ if k is not object]
+
+
+def test_a_tower_of_classes_is_read_promptly(tmp_path):
+    """120 classes, each with all the previous as bases: C3's merge was cubic (minutes)."""
+    tower = "class C0:\n    pass\n" + "".join(
+        f"class C{i}({', '.join(f'C{j}' for j in range(i - 1, -1, -1))}):\n    pass\n"
+        for i in range(1, 120)
+    )
+    project = _project(tmp_path, {"prmod.py": tower}, [f"prmod:C{i}.run" for i in range(100, 120)])
+    started = time.monotonic()
+    done, _ = _lint(project)
+    assert time.monotonic() - started < 15
+    assert done.returncode == 1, done.stdout
