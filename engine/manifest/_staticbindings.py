@@ -20,8 +20,10 @@ __all__ = ["Binding", "SourceModule", "class_bindings", "collect_module"]
 
 _RUNTIME_NAMERS = frozenset({"globals", "setattr", "exec", "eval", "vars", "__import__"})
 """Calls at module level that can bind module names no statement shows."""
-_REBINDERS = frozenset({"globals", "vars", "exec"})
-"""Calls whose result or effect can rebind any module name."""
+_NAMESPACES = frozenset({"globals", "vars", "locals"})
+"""Calls that give the module's namespace: writing to it rebinds names."""
+_WRITERS = frozenset({"update", "setdefault", "pop", "popitem", "clear", "__setitem__"})
+"""Methods of a namespace (``globals().update(...)``) that rebind names."""
 _SETTERS = frozenset({"setattr", "delattr"})
 
 
@@ -232,10 +234,18 @@ class _Collector:
             if isinstance(current, ast.Attribute):
                 through.append(current.attr)
             current = current.value
-        if isinstance(current, ast.Name) and not {"modules", "__dict__"} & set(through):
-            self.module.patched.setdefault(current.id, line)
-        else:  # globals()[...] = f, sys.modules[__name__] = other
+        namespace = (  # globals()[...] = f, sys.modules[__name__] = other, X.__dict__[...]
+            {"modules", "__dict__"} & set(through)
+            or (
+                isinstance(current, ast.Call)
+                and isinstance(current.func, ast.Name)
+                and current.func.id in _NAMESPACES
+            )
+        )
+        if namespace:
             self.module.rebinders.append((clip(target), line))
+        elif isinstance(current, ast.Name):
+            self.module.patched.setdefault(current.id, line)
 
     def expressions(self, node: ast.stmt) -> None:
         """Walrus targets and run-time binders in a statement's own expressions."""
@@ -265,8 +275,10 @@ class _Collector:
             )
             if called in _RUNTIME_NAMERS:
                 self.module.runtime_namers.append((f"{called}()", node.lineno))
-            if called in _REBINDERS:
-                self.module.rebinders.append((f"{called}()", node.lineno))
+            if called == "exec" or (
+                called in _WRITERS and _namespace(callee)  # globals().update(...)
+            ):
+                self.module.rebinders.append((f"{clip(callee)}()", node.lineno))
             elif called in _SETTERS and node.args:
                 self.store(ast.Attribute(value=node.args[0], attr="?"), node.lineno)
             elif (
@@ -281,6 +293,16 @@ class _Collector:
             and isinstance(node.ctx, ast.Load)
         ):
             self.module.runtime_namers.append((clip(node), node.lineno))
+
+
+def _namespace(callee: ast.expr) -> bool:
+    """Whether ``callee`` is a method of ``globals()`` (or ``vars()``, ``locals()``)."""
+    return (
+        isinstance(callee, ast.Attribute)
+        and isinstance(callee.value, ast.Call)
+        and isinstance(callee.value.func, ast.Name)
+        and callee.value.func.id in _NAMESPACES
+    )
 
 
 def _absolute(package: str, name: str | None, level: int) -> str | None:

@@ -730,3 +730,25 @@ def test_a_tower_of_classes_is_read_promptly(tmp_path):
     done, _ = _lint(project)
     assert time.monotonic() - started < 15
     assert done.returncode == 1, done.stdout
+
+
+def test_ordinary_module_level_code_is_not_taken_for_rebinding(run_line, tmp_path):
+    """Reading globals(), sys.modules or a registry, and setting os.environ, rebind nothing."""
+    source = """
+    import logging, os, sys
+    __all__ = [name for name in globals() if not name.startswith("_")]
+    logging.getLogger(__name__).setLevel(logging.INFO)
+    os.environ.setdefault("X", "1")
+    sys.path[0:0] = []
+    REGISTRY = {}
+    def registry():
+        return REGISTRY
+    registry()["x"] = 1
+    CONFIG = vars()
+    if "json" in sys.modules:
+        pass
+    def go(x: int) -> int: ...
+    """
+    project = _project(tmp_path, {"prmod.py": source}, ["prmod:go"])
+    done = run_line("lint", "--static", "--strict", cwd=project)
+    assert done.exit_code == 0, done.stdout
