@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from pathlib import Path, PurePath
@@ -57,6 +58,7 @@ __all__ = [
     "escape_github_data",
     "escape_github_property",
     "get_reporter",
+    "printable",
     "sort_diagnostics",
 ]
 
@@ -79,6 +81,15 @@ def _sort_key(diagnostic: Diagnostic) -> tuple[bool, str, int, int, str, str]:
 def sort_diagnostics(diagnostics: Sequence[Diagnostic]) -> list[Diagnostic]:
     """Diagnostics ordered by file, line, column, code, message; unlocated ones last."""
     return sorted(diagnostics, key=_sort_key)
+
+
+_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f]")  # all but tab
+
+
+def printable(text: str) -> str:
+    """``text`` with control characters as ``\\xNN``: a pull request names the files, and
+    ``a\\n::error::...`` would start a line GitHub Actions reads as a workflow command."""
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
 
 
 def _count(diagnostics: Sequence[Diagnostic], severity: Severity) -> int:
@@ -136,7 +147,7 @@ class TextReporter(Reporter):
         """One diagnostic as ``file:line:col: CODE [severity] message``."""
         where = f"{diagnostic.location}: " if diagnostic.location is not None else ""
         tag = "" if diagnostic.severity == Severity.ERROR else f" [{diagnostic.severity}]"
-        return f"{where}{diagnostic.code}{tag} {diagnostic.message}"
+        return printable(f"{where}{diagnostic.code}{tag} {diagnostic.message}")
 
     @staticmethod
     def summary(diagnostics: Sequence[Diagnostic], *, files_checked: int) -> str:
@@ -194,8 +205,9 @@ _GITHUB_COMMAND = {
 
 
 def escape_github_data(value: str) -> str:
-    """Escape a workflow command's message (``%``, ``\\r``, ``\\n``)."""
-    return value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    """Escape a workflow command's message (``%``, ``\\r``, ``\\n``; other controls as text)."""
+    escaped = value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    return printable(escaped)
 
 
 def escape_github_property(value: str) -> str:

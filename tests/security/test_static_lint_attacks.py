@@ -752,3 +752,26 @@ def test_ordinary_module_level_code_is_not_taken_for_rebinding(run_line, tmp_pat
     project = _project(tmp_path, {"prmod.py": source}, ["prmod:go"])
     done = run_line("lint", "--static", "--strict", cwd=project)
     assert done.exit_code == 0, done.stdout
+
+
+@pytest.mark.parametrize("output", ["text", "github"])
+def test_a_file_name_cannot_write_lines_or_escapes_into_the_log(tmp_path, output):
+    """A manifest named ``a\\n::error file=x::injected\\x1b[31m.yaml`` wrote a workflow command."""
+    project = _project(tmp_path, {"prmod.py": GOOD})
+    name = "a\n::error file=x::injected\x1b[31mred.yaml"
+    (project / "manifests" / name).write_text(
+        "version: 1\ntools:\n  - name: bad\n    handler: prmod:nope\n"
+        "    description: A tool in a file whose name has control characters.\n"
+    )
+    done = subprocess.run(
+        [str(SCRIPTS / "tooldeck"), "lint", "--static", "--format", output],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 1
+    assert not any(line.startswith("::error file=x") for line in done.stdout.splitlines())
+    assert "\x1b" not in done.stdout
+    assert "a\\x0a" in done.stdout or "a%0A" in done.stdout
