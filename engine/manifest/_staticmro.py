@@ -195,7 +195,7 @@ class ClassLookup:
         if isinstance(getter, Missing):
             return value
         if isinstance(getter, Function):
-            return Data(f"descriptor ({value.cls.qualname} defines __get__)", computed=True)
+            return Data(f"{value.cls.qualname} descriptor", computed=True)
         return Runtime(f"{qualname} may be a descriptor: {value.cls.qualname}.__get__ is unknown")
 
     def _facts(self, cls: ClassDef) -> tuple[ast.ClassDef, dict[str, Binding], dict[str, int]]:
