@@ -152,6 +152,12 @@ def _fields_for(annotation: Any) -> dict[str, Any]:
     origin = typing.get_origin(annotation)
     args = typing.get_args(annotation)
     if origin is typing.Literal:
+        odd = [a for a in args if a is not None and not isinstance(a, str | int | float)]
+        if odd:  # an enum member or bytes: the schema's enum would not serialize
+            raise UnsupportedType(
+                f"Literal value {odd[0]!r} has no JSON form the model could send; use "
+                "strings, numbers, booleans or None (or annotate with the Enum class)"
+            )
         return {"type": _common_type(args), "enum": tuple(args)}
     if origin in (typing.Union, __import__("types").UnionType):
         options = [param_schema(ParamDescriptor("option", **_fields_for(a))) for a in args]

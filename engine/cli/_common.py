@@ -79,11 +79,22 @@ def default_manifests(*, bundled: bool) -> Path:
     they work in any directory right after installing; ``lint`` and ``dev``
     do not, since linting tooldeck's own files instead of a project's that is
     missing would pass a CI job that should fail.
+
+    ``./manifests`` must resolve inside the current directory, as a
+    ``manifests`` setting must (TD240): a pull request could otherwise make
+    it a link to a folder on the CI machine and have its YAML files read
+    and quoted in diagnostics. ``-m`` names any folder.
     """
     from pathlib import Path
 
     project = Path("manifests")
     if project.is_dir():
+        here, target = Path.cwd().resolve(), project.resolve()
+        if not target.is_relative_to(here):
+            raise UsageError(
+                f"./{project} is a link to {target}, outside {here}; not read "
+                f"(pass -m {project} to read it anyway)"
+            )
         return project
     if bundled:  # the repository's manifests/ folder, shipped inside the package
         return Path(__file__).resolve().parent.parent / "bundled"
@@ -104,9 +115,18 @@ class Loaded:
 class Resolved:
     """What a command works on: flags first, then the project's settings, then defaults."""
 
-    __slots__ = ("allow_handlers", "config", "manifests", "project", "project_dir")
+    __slots__ = ("allow_handlers", "config", "manifests", "project", "project_dir", "search_last")
 
-    def __init__(self, args: argparse.Namespace, *, bundled: bool) -> None:
+    def __init__(self, args: argparse.Namespace, *, bundled: bool, static: bool = False) -> None:
+        """``static``: nothing will be imported, so no folder is made importable.
+
+        The project's folders become :attr:`search_last` instead, where static
+        resolution looks for handler modules: a finder on ``sys.meta_path``
+        would also answer the optional imports of tooldeck's own
+        dependencies (``copy`` asks for ``org``, jsonschema for
+        ``webcolors``), running a pull request's files of those names.
+        """
+        import os
         from pathlib import Path
 
         from tooldeck.cli._project import find_project
@@ -118,7 +138,9 @@ class Resolved:
                 + "\n".join(d.format() for d in project.diagnostics)
             )
         self.project = project
-        if project is not None:  # its handler modules import from its root, from any subfolder
+        folders = [os.getcwd(), *([str(project.root)] if project is not None else [])]
+        self.search_last: tuple[str, ...] = tuple(dict.fromkeys(map(os.path.abspath, folders)))
+        if project is not None and not static:  # its handler modules import from its root
             from tooldeck.cli._importpath import project_importable_last
 
             project_importable_last(str(project.root))
@@ -158,7 +180,7 @@ def load(
 
     if paths:
         args.manifests = list(paths)
-    resolved = Resolved(args, bundled=bundled)
+    resolved = Resolved(args, bundled=bundled, static=static)
     config = load_config(resolved.config)
     registry = ToolRegistry(project_dir=resolved.project_dir, config=config.data, approve=approve)
     registry, result = load_manifests(
@@ -167,6 +189,7 @@ def load(
         config=config,
         allowed_handlers=resolved.allow_handlers,
         static=static,
+        search_last=resolved.search_last if static else (),
     )
     return Loaded(registry, result, resolved)
 

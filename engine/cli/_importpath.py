@@ -8,6 +8,12 @@ shadow everything, so a local ``yaml.py`` or ``handlers/`` could replace the
 code tooldeck runs. Instead a finder for the current directory goes at the
 very end of ``sys.meta_path``: it is asked only for top-level names no
 installed package provides.
+
+That still includes the optional imports of tooldeck's own dependencies
+(``copy`` tries ``org.python.core``, jsonschema ``webcolors`` and other
+format checkers), which then find the project's files of those names.
+``tooldeck lint --static`` promises to run nothing of the project, so it
+adds no finder: it looks for handler modules in these folders itself.
 """
 
 from __future__ import annotations

@@ -149,7 +149,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     from tooldeck.cli._terminal import escape_streams
 
     finders_before = list(sys.meta_path)
-    project_importable_last()
+    if not getattr(args, "static", False):  # lint --static imports nothing (see Resolved)
+        project_importable_last()
     module = _command(args.command)
     command = module.run
     protocol = getattr(module, "stdout_is_protocol", None)

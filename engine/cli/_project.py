@@ -60,6 +60,10 @@ def find_project(start: Path | None = None) -> ProjectSettings | None:
     """The settings of the nearest configured project at or above ``start`` (cwd)."""
     here = (start or Path.cwd()).resolve()
     for folder in (here, *here.parents):
+        for name in PROJECT_FILES:
+            linked = _linked_out(folder / name)
+            if linked is not None:
+                return ProjectSettings(source=folder / name, root=folder, diagnostics=(linked,))
         # exists(), not is_file(): a FIFO or device there is reported, not walked past
         pyproject = folder / "pyproject.toml"
         if pyproject.exists():
@@ -70,6 +74,28 @@ def find_project(start: Path | None = None) -> ProjectSettings | None:
         if standalone.exists():
             return _settings(standalone, _yaml_table(standalone))
     return None
+
+
+def _linked_out(path: Path) -> Diagnostic | None:
+    """TD240 for a settings file that is a link to a file outside its folder.
+
+    Such a file is not read: its keys would come back in TD240 messages
+    ("unknown setting(s) ...") and its values in others, and a pull request
+    can make ``pyproject.toml`` a link to any file on the CI machine.
+    """
+    if not path.is_symlink():
+        return None
+    try:
+        target = path.resolve()
+    except (OSError, RuntimeError):  # a symlink loop
+        return _problem(path, f"{path.name} is a link that cannot be resolved")
+    if target.is_relative_to(path.parent.resolve()):
+        return None
+    return Diagnostic(
+        code="TD240",
+        message=f"{path.name} is a link to {target}, outside {path.parent}; not read",
+        location=SourceLocation(file=str(path)),
+    )
 
 
 def _pyproject_table(path: Path) -> dict[str, Any] | Diagnostic | None:

@@ -54,7 +54,7 @@ from urllib.parse import quote
 
 from tooldeck._diagnostics import Diagnostic, Severity
 from tooldeck._secrets import Secrets
-from tooldeck.cli._terminal import one_line
+from tooldeck.cli._terminal import one_line, printable
 
 __all__ = [
     "REPORTER_BY_NAME",
@@ -146,7 +146,7 @@ class TextReporter(Reporter):
         """One diagnostic as ``file:line:col: CODE [severity] message``."""
         where = f"{diagnostic.location}: " if diagnostic.location is not None else ""
         tag = "" if diagnostic.severity == Severity.ERROR else f" [{diagnostic.severity}]"
-        return f"{where}{diagnostic.code}{tag} {diagnostic.message}"
+        return one_line(f"{where}{diagnostic.code}{tag} {diagnostic.message}")
 
     @staticmethod
     def summary(diagnostics: Sequence[Diagnostic], *, files_checked: int) -> str:
@@ -204,8 +204,9 @@ _GITHUB_COMMAND = {
 
 
 def escape_github_data(value: str) -> str:
-    """Escape a workflow command's message (``%``, ``\\r``, ``\\n``)."""
-    return value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    """Escape a workflow command's message (``%``, ``\\r``, ``\\n``; other controls as text)."""
+    escaped = value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    return printable(escaped)
 
 
 def escape_github_property(value: str) -> str:

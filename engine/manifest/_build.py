@@ -292,7 +292,11 @@ class _Builder:
         name = entry.get("name") or snake_case(getattr(handler, "__name__", "tool"))
         declared = entry.get("params")
         if declared is None:
-            params: tuple[ParamDescriptor, ...] | None = infer_params(handler)
+            try:
+                params: tuple[ParamDescriptor, ...] | None = infer_params(handler)
+            except RegistrationError as exc:  # an annotation with no JSON form (TD116)
+                self.report((*path, "handler"), exc.code, exc.message, tool=name)
+                return
         else:
             params = self.params(declared, (*path, "params"), name)
         if params is None:

@@ -75,6 +75,7 @@ class LiveManifests:
         environ: Mapping[str, str] | None = None,
         reload_handlers: bool = False,
         static: bool = False,
+        search_last: Iterable[str | Path] = (),
     ) -> None:
         from tooldeck._config import Config, load_config
 
@@ -90,7 +91,7 @@ class LiveManifests:
         if static:
             from tooldeck.manifest._staticresolve import StaticResolver
 
-            self.resolver = StaticResolver()
+            self.resolver = StaticResolver(search_last=tuple(str(p) for p in search_last))
         self._good: dict[str, Bundle] = {}
         self._errors: dict[str, tuple[Diagnostic, ...]] = {}
         self._modules: dict[str, set[str]] = {}

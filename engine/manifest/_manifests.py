@@ -67,6 +67,7 @@ def load_manifests(
     environ: Mapping[str, str] | None = None,
     project_dir: str | Path | None = None,
     static: bool = False,
+    search_last: Iterable[str | Path] = (),
 ) -> tuple[ToolRegistry, LoadResult]:
     """Load manifests into ``registry`` (a new one when None) and report what happened.
 
@@ -77,7 +78,10 @@ def load_manifests(
     ``static=True`` imports no handler module: references are resolved from
     the modules' source (what ``tooldeck lint --static`` does), the tools get
     stand-ins that cannot be called, and what only an import could tell is
-    reported as TD316/TD317.
+    reported as TD316/TD317. ``search_last`` (with ``static``) are folders
+    searched for top-level handler modules after the import path, without
+    putting them on it (the CLI passes the project's root and the current
+    directory).
     This is :meth:`LiveManifests.load` once, with the outcome as a
     :class:`LoadResult`: the same rules whether manifests load once or live.
     """
@@ -101,6 +105,7 @@ def load_manifests(
         app_class=app_class,
         environ=environ,
         static=static,
+        search_last=search_last,
     )
     paused = gc.isenabled()
     gc.disable()  # a load builds many long-lived objects; collecting midway only costs time

@@ -54,6 +54,7 @@ __all__ = [
     "STATIC_NOTES",
     "HandlerResolver",
     "ResolveError",
+    "close_names",
     "is_allowed",
     "parse_duration",
     "resolve_handler",
@@ -65,6 +66,8 @@ _DURATION = re.compile(r"^\s*([0-9]+(?:\.[0-9]+)?)\s*(ms|s|m|h)?\s*$")
 _UNITS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0, None: 1.0}
 _MODULE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*$")
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_MAX_SUGGESTION_POOL = 2000
+"""More names than this to choose from: no "did you mean" (difflib is linear in them)."""
 _MAX_REFERENCE = 500
 """Longer references are refused before any work: no real handler path is this long."""
 
@@ -168,7 +171,7 @@ def _step(  # noqa: PLR0917
     try:
         raw = inspect.getattr_static(owner, part)
     except AttributeError:
-        close = difflib.get_close_matches(part, _public_names(owner), n=3)
+        close = close_names(part, _public_names(owner))
         hint = f"; did you mean {', '.join(map(repr, close))}?" if close else ""
         raise ResolveError("TD312", f"{owner_text!r} has no attribute {part!r}{hint}") from None
     value = _bind(owner, part, raw, walked)
@@ -275,14 +278,27 @@ def _kind(value: Any) -> str:
     return f"a {type(value).__name__} object"
 
 
-def _public_names(owner: Any) -> list[str]:
+def close_names(name: str, candidates: Iterable[str]) -> list[str]:
+    """Up to three public ``candidates`` that look like ``name``, for "did you mean".
+
+    None from a pool larger than :data:`_MAX_SUGGESTION_POOL`: difflib costs
+    time linear in the pool for every miss, and a module of 300,000 names
+    with a manifest of 400 misspelt references took minutes to lint.
+    """
+    pool: list[str] = []
+    for candidate in candidates:
+        if not candidate.startswith("_"):
+            pool.append(candidate)
+            if len(pool) > _MAX_SUGGESTION_POOL:
+                return []
+    return difflib.get_close_matches(name, sorted(pool), n=3)
+
+
+def _public_names(owner: Any) -> Iterable[str]:
     if isinstance(owner, types.ModuleType):
-        names: Iterable[str] = vars(owner)
-    elif isinstance(owner, type):
-        names = (n for klass in owner.__mro__ for n in vars(klass))
-    else:
-        names = (n for klass in type(owner).__mro__ for n in vars(klass))
-    return sorted({n for n in names if not n.startswith("_")})
+        return iter(vars(owner))
+    klasses = owner.__mro__ if isinstance(owner, type) else type(owner).__mro__
+    return dict.fromkeys(n for klass in klasses for n in vars(klass))
 
 
 def parse_duration(value: Any, *, allow_zero: bool = False) -> float:

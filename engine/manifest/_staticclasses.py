@@ -24,6 +24,7 @@ from tooldeck.manifest._staticmarkers import (
     RUNTIME,
     TYPEDDICT,
     Unknown,
+    clip,
 )
 
 __all__ = ["TypeReading", "rebuild_class"]
@@ -88,7 +89,7 @@ def _base(reader: TypeReading, node: ast.expr, module: Any, depth: int) -> Any:
     if isinstance(node, ast.Subscript):
         node = node.value
     if not isinstance(node, ast.Name | ast.Attribute):
-        raise Unknown(f"base `{ast.unparse(node)[:60]}` is computed")
+        raise Unknown(f"base `{clip(node)}` is computed")
     found = reader._name(node, module, depth + 1)
     if found in (typing.Generic, object) or getattr(found, "__name__", "") == "Protocol":
         return None

@@ -18,12 +18,12 @@ from __future__ import annotations
 
 import ast
 import inspect
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from tooldeck.manifest._resolve import STATIC_NOTES, ResolveError, _parse, is_allowed
-from tooldeck.manifest._staticmarkers import RUNTIME
+from tooldeck.manifest._staticmarkers import RUNTIME, clip
 from tooldeck.manifest._staticsource import ModuleIndex, SourceModule, StaticProblem
 from tooldeck.manifest._statictypes import TypeReader
 from tooldeck.manifest._staticvalues import (
@@ -36,8 +36,8 @@ from tooldeck.manifest._staticvalues import (
     ModuleRef,
     Runtime,
     Value,
-    Walker,
 )
+from tooldeck.manifest._staticwalker import Walker
 
 __all__ = ["StaticHandlerCalled", "StaticNotes", "StaticResolver", "static_notes"]
 
@@ -65,8 +65,12 @@ def static_notes(handler: Any) -> StaticNotes | None:
 class StaticResolver:
     """Resolves handler references from source; one per lint run (modules parse once)."""
 
-    def __init__(self, index: ModuleIndex | None = None) -> None:
-        self.index = index or ModuleIndex()
+    def __init__(
+        self, index: ModuleIndex | None = None, *, search_last: Sequence[str] = ()
+    ) -> None:
+        self.index = index or ModuleIndex(search_last=search_last)
+        self.types: dict[tuple[str, str], Any] = {}
+        """What module-level names stand for as annotations, for every reference of the run."""
 
     def __call__(self, reference: str, allowed: Iterable[str]) -> Callable[..., Any]:
         """A stand-in for the callable ``reference`` names, or raise ResolveError."""
@@ -102,7 +106,7 @@ class StaticResolver:
             if isinstance(value, Runtime) and (last or value.made_by is None):
                 return _opaque(reference, [*walker.notes, value.why], [])
             _judge(value, part, owner_text, walked, allowed, last=last)
-        return _Builder(walker, reference).stub(value)
+        return _Builder(walker, reference, self.types).stub(value)
 
 
 def _judge(
@@ -130,7 +134,7 @@ def _judge(
         if value.computed:
             raise ResolveError(
                 "TD315",
-                f"handler {walked!r} is a property (a computed attribute); point the handler "
+                f"handler {walked!r} is a {value.kind} (a computed attribute); point the handler "
                 "at a function or method",
             )
         if last:
@@ -147,10 +151,10 @@ def _judge(
 class _Builder:
     """Turns the value a reference resolved to into a stand-in function."""
 
-    def __init__(self, walker: Walker, reference: str) -> None:
+    def __init__(self, walker: Walker, reference: str, memo: dict[tuple[str, str], Any]) -> None:
         self.walker = walker
         self.reference = reference
-        self.types = TypeReader(walker)
+        self.types = TypeReader(walker, memo)
 
     def stub(self, value: Value) -> Callable[..., Any]:
         if isinstance(value, Function):
@@ -197,12 +201,14 @@ class _Builder:
         """
         if _defers_annotations(cls.module):
             written: dict[str, str] = {}
-            for klass in self.walker.mro(cls, []):
+            for klass in self.walker.mro(cls):
+                if not isinstance(klass, ClassDef):
+                    continue
                 for statement in klass.node.body:
                     if isinstance(statement, ast.AnnAssign) and isinstance(
                         statement.target, ast.Name
                     ):
-                        written.setdefault(statement.target.id, ast.unparse(statement.annotation))
+                        written.setdefault(statement.target.id, clip(statement.annotation, 10_000))
             signature = signature.replace(
                 parameters=[
                     p.replace(annotation=written.get(p.name, p.annotation))
