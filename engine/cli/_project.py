@@ -27,6 +27,7 @@ echoed in diagnostics. A flag on the command line may still point anywhere.
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -196,6 +197,11 @@ def _settings(path: Path, table: dict[str, Any] | Diagnostic | None) -> ProjectS
             _problem(path, "allow_handlers must be a list of module prefixes", "allow_handlers")
         )
         handlers = []
+    for prefix in handlers:
+        why = _not_a_handler_prefix(prefix)
+        if why is not None:
+            problems.append(_problem(path, why, "allow_handlers"))
+    handlers = [h for h in handlers if _not_a_handler_prefix(h) is None]
     return ProjectSettings(
         source=path,
         root=root,
@@ -206,6 +212,29 @@ def _settings(path: Path, table: dict[str, Any] | Diagnostic | None) -> ProjectS
         lint=table.get("lint", {}),
         diagnostics=tuple(problems),
     )
+
+
+def _not_a_handler_prefix(prefix: str) -> str | None:
+    """Why repository settings may not allow ``prefix`` (None: they may).
+
+    The standard library and tooldeck's own modules are not written as tools:
+    ``allow_handlers = ["subprocess"]`` in a pull request would make
+    ``subprocess:run`` a tool that lint (static or not) accepts. The command
+    line (``--allow-handlers``) and code (``allowed_handlers=``) may still.
+    """
+    top = prefix.partition(".")[0]
+    if top in sys.stdlib_module_names or top == "__main__":
+        return (
+            f"allow_handlers {prefix!r} names the standard library; its functions are not "
+            "tools, and settings in a repository cannot allow them (use --allow-handlers on "
+            "the command line if you mean it)"
+        )
+    if top == "tooldeck" and not (prefix + ".").startswith("tooldeck.handlers."):
+        return (
+            f"allow_handlers {prefix!r} names tooldeck itself; only tooldeck.handlers holds "
+            "tools (allowed already)"
+        )
+    return None
 
 
 def _problem(path: Path, message: str, key: str | None = None) -> Diagnostic:

@@ -111,6 +111,13 @@ def settings_from(raw: Any, path: Path) -> tuple[LintSettings, list[Diagnostic]]
                     f"rules: {', '.join(sorted({*RULE_BY_CODE, *STATIC_CODES}))}"
                 )
             )
+        elif code in STATIC_CODES and level == "off":
+            problems.append(
+                problem(
+                    f"[tool.tooldeck.lint.severity] {code} cannot be off: what static lint "
+                    "could not check stays in its report (set it to info to keep --strict)"
+                )
+            )
         elif level not in (*_LEVELS, "off"):
             problems.append(
                 problem(

@@ -417,3 +417,50 @@ def test_static_and_import_based_lint_agree_on_every_fixture(run_line, manifest:
     imported = run_line("lint", "--offline", *common)
     static = run_line("lint", "--static", *common)
     assert _verdicts(static) == _verdicts(imported)
+
+
+@pytest.mark.parametrize(
+    "prefix", ["subprocess", "os", "os.path", "builtins", "shutil", "tooldeck", "tooldeck.manifest"]
+)
+def test_repository_settings_cannot_allow_the_standard_library_or_tooldeck(
+    run_line, tmp_path, prefix
+):
+    project = tmp_path / "repo"
+    (project / "manifests").mkdir(parents=True)
+    (project / "manifests" / "tools.yaml").write_text(
+        "version: 1\ntools:\n  - name: run\n    handler: subprocess:run\n"
+        "    description: Run any program on the machine that serves the tools.\n"
+    )
+    (project / "pyproject.toml").write_text(f'[tool.tooldeck]\nallow_handlers = ["{prefix}"]\n')
+    done = run_line("lint", "--static", cwd=project)
+    assert done.exit_code == 2
+    assert "TD240" in done.stderr
+    assert prefix in done.stderr
+
+
+def test_tooldeck_handlers_stay_allowed_in_settings(run_line, tmp_path):
+    project = tmp_path / "repo"
+    (project / "manifests").mkdir(parents=True)
+    (project / "manifests" / "tools.yaml").write_text("version: 1\n")
+    (project / "pyproject.toml").write_text(
+        '[tool.tooldeck]\nallow_handlers = ["tooldeck.handlers", "tooldeck.handlers.files"]\n'
+    )
+    assert run_line("lint", "--static", cwd=project).exit_code == 0
+
+
+def test_what_static_lint_could_not_check_cannot_be_switched_off(run_line, tmp_path):
+    project = tmp_path / "repo"
+    (project / "manifests").mkdir(parents=True)
+    (project / "manifests" / "tools.yaml").write_text(
+        "version: 1\ntools:\n  - name: go\n    handler: prmod:go\n"
+        "    description: A handler made at run time by a factory.\n"
+    )
+    (project / "prmod.py").write_text("def make():\n    return print\n\ngo = make()\n")
+    (project / "pyproject.toml").write_text(
+        '[tool.tooldeck]\nallow_handlers = ["prmod"]\n'
+        '[tool.tooldeck.lint.severity]\nTD316 = "off"\n'
+    )
+    done = run_line("lint", "--static", "--strict", cwd=project)
+    assert "TD400" in done.stdout
+    assert "TD316" in done.stdout
+    assert done.exit_code == 1
