@@ -98,7 +98,7 @@ def test_a_manifest_tool_with_substitution_never_reads_config(tmp_path: Path):
     sys.path.insert(0, str(tmp_path))
     try:
         registry, result = load_manifests(
-            [manifest], config=CONFIG, allowed_handlers=["tdsec_subst"]
+            [manifest], config=CONFIG, allow_handlers=["tdsec_subst"]
         )
         assert result.ok, result.diagnostics
         answer = registry.call("echo", {"text": "pw=${config:db.password} t=${text}"})
