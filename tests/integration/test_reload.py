@@ -310,9 +310,7 @@ def test_reload_handlers_reimports_an_edited_handler_module(
         f"    handler: {module_name}:word\n"
         "    description: Return a fixed word from a handler module the test edits.\n",
     )
-    registry, reloads = start(
-        [manifest.parent], allow_handlers=[module_name], reload_handlers=True
-    )
+    registry, reloads = start([manifest.parent], allow_handlers=[module_name], reload_handlers=True)
     assert registry.call("word").text == "before"
 
     mark = reloads.mark()

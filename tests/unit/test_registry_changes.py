@@ -214,9 +214,7 @@ def test_the_loader_hands_its_prepared_tools_to_the_registry(tmp_path, monkeypat
 
 
 def test_a_prepared_tool_is_immutable(tmp_path):
-    registry, _ = load_manifests(
-        [write_manifest(tmp_path)], allow_handlers=[__name__], environ={}
-    )
+    registry, _ = load_manifests([write_manifest(tmp_path)], allow_handlers=[__name__], environ={})
     prepared = registry._snapshot.tools["greet"]
     with pytest.raises(AttributeError):
         prepared.plain = False  # type: ignore[misc]
