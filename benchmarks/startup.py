@@ -56,7 +56,7 @@ LINT_IMPORTS = (
     "atexit.register(gc.freeze)\n"
     "import tooldeck.cli._main, tooldeck.cli._lint_cmd, tooldeck.cli._reporters, tooldeck._config, "
     "tooldeck._registry, tooldeck.manifest._manifests, "
-    "tooldeck.manifest._loader, tooldeck.manifest._lint, tooldeck.cli._importpath"
+    "tooldeck.manifest._loader, tooldeck.manifest._lint, tooldeck._importpath"
 )
 """What ``tooldeck lint`` imports before it reads a file, collector set as the CLI sets it."""
 

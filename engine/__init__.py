@@ -63,6 +63,7 @@ if TYPE_CHECKING:  # the same names, eagerly, for type checkers and editors
     from tooldeck.manifest._events import ReloadEvent, ReloadStatus
     from tooldeck.manifest._live import LiveManifests
     from tooldeck.manifest._manifests import LoadResult, from_manifests, load_manifests
+    from tooldeck.manifest._project import load_project
     from tooldeck.providers import PROVIDERS, export_tools, strict_schema
 
 __all__ = [
@@ -114,6 +115,7 @@ __all__ = [
     "is_provider_safe",
     "load_config",
     "load_manifests",
+    "load_project",
     "safe_name",
     "strict_schema",
     "tool_input_schema",
@@ -137,6 +139,7 @@ _EXPORTS: dict[str, str] = {
     "GroupContent": "tooldeck._entries",
     "LiveManifests": "tooldeck.manifest._live",
     "LoadResult": "tooldeck.manifest._manifests",
+    "load_project": "tooldeck.manifest._project",
     "MISSING": "tooldeck._params",
     "ManifestError": "tooldeck._errors",
     "McpServerSpec": "tooldeck._model",

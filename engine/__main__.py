@@ -2,7 +2,7 @@
 
 ``python -m`` puts the current directory first on ``sys.path``; it is taken
 off again before the command runs, and the CLI makes the directory importable
-after every installed package instead (:mod:`tooldeck.cli._importpath`).
+after every installed package instead (:mod:`tooldeck._importpath`).
 """
 
 import os

@@ -63,7 +63,7 @@ async def watch(
     paths: Iterable[str | Path],
     *,
     config: Config | Mapping[str, Any] | str | Path | None = None,
-    allowed_handlers: Iterable[str] = (),
+    allow_handlers: Iterable[str] = (),
     app_class: type | None = None,
     reload_handlers: bool = False,
     on_reload: Callable[[ReloadEvent], Any] | None = None,
@@ -91,7 +91,7 @@ async def watch(
         registry,
         paths,
         config=config,
-        allowed_handlers=allowed_handlers,
+        allow_handlers=allow_handlers,
         app_class=app_class,
         reload_handlers=reload_handlers,
     )

@@ -18,7 +18,6 @@ from functools import cache
 from typing import Any
 
 import jsonschema
-import jsonschema._utils
 from jsonschema import Draft202012Validator
 from jsonschema.protocols import Validator
 
@@ -149,9 +148,20 @@ def _unique_items(validator: Any, unique: Any, instance: Any, schema: Any) -> It
 def _all_unique(items: Sequence[Any]) -> bool:
     try:
         keys = [_equality_key(item) for item in items]
-    except TypeError:  # a Python value JSON has no equality for: the stock check
-        return bool(jsonschema._utils.uniq(items))
+    except TypeError:  # a Python value JSON has no equality for: compare pairwise
+        return not any(
+            _json_equal(first, second)
+            for index, first in enumerate(items)
+            for second in items[index + 1 :]
+        )
     return len(set(keys)) == len(keys)
+
+
+def _json_equal(first: Any, second: Any) -> bool:
+    """Equal as JSON Schema means it: ``True`` is not ``1``, ``1`` is ``1.0``."""
+    if isinstance(first, bool) or isinstance(second, bool):
+        return isinstance(first, bool) and isinstance(second, bool) and first == second
+    return bool(first == second)
 
 
 def _equality_key(value: Any) -> Any:
@@ -202,20 +212,42 @@ def _unevaluated_properties(
     yield jsonschema.ValidationError(f"Unevaluated properties {verb} ({names}{more})")
 
 
-_evaluated_indexes: Callable[..., Any] = jsonschema._utils.find_evaluated_item_indexes_by_schema
-_evaluated_keys: Callable[..., Any] = jsonschema._utils.find_evaluated_property_keys_by_schema
+def _keywords() -> dict[str, Callable[..., Any]]:
+    """The keywords tooldeck replaces; the ``unevaluated*`` ones only with jsonschema's helpers.
 
-_Validator: Any = jsonschema.validators.extend(  # type: ignore[no-untyped-call]
-    Draft202012Validator,
-    {
+    Finding what was evaluated is jsonschema's own (private) work; re-doing it
+    would be a second implementation to keep in step. It is imported guarded:
+    should a release move it, the stock keywords (correct, quadratic on huge
+    arrays) are used instead of failing at import. CI runs the suite on the
+    lowest and the latest jsonschema that pyproject.toml admits.
+    """
+    keywords: dict[str, Callable[..., Any]] = {
         "pattern": _pattern,
         "patternProperties": _pattern_properties,
         "additionalProperties": _additional_properties,
         "items": _items,
         "uniqueItems": _unique_items,
-        "unevaluatedItems": _unevaluated_items,
-        "unevaluatedProperties": _unevaluated_properties,
-    },
+    }
+    global _evaluated_indexes, _evaluated_keys  # noqa: PLW0603 - bound once, at import
+    try:
+        from jsonschema._utils import (
+            find_evaluated_item_indexes_by_schema,
+            find_evaluated_property_keys_by_schema,
+        )
+    except ImportError:  # pragma: no cover - depends on the jsonschema release
+        return keywords
+    _evaluated_indexes = find_evaluated_item_indexes_by_schema
+    _evaluated_keys = find_evaluated_property_keys_by_schema
+    keywords["unevaluatedItems"] = _unevaluated_items
+    keywords["unevaluatedProperties"] = _unevaluated_properties
+    return keywords
+
+
+_evaluated_indexes: Callable[..., Any]
+_evaluated_keys: Callable[..., Any]
+
+_Validator: Any = jsonschema.validators.extend(  # type: ignore[no-untyped-call]
+    Draft202012Validator, _keywords()
 )
 """Draft 2020-12, linear and on RE2. Not registered with jsonschema (no
 ``version=``), so other users of jsonschema in the process are unaffected."""

@@ -136,7 +136,7 @@ def _project_roots(tmp_path: Path, cwd: Path) -> tuple[Path, ...]:
 def _import_state_restored(roots: tuple[Path, ...]) -> Iterator[None]:
     """Undo what a command did to the import system, as the end of its process would.
 
-    ``main()`` appends a :class:`tooldeck.cli._importpath.ProjectFinder` for the current
+    ``main()`` appends a :class:`tooldeck._importpath.ProjectFinder` for the current
     directory to ``sys.meta_path`` and never takes it off, and the handler modules it
     imports from the project stay in ``sys.modules``. Both would leak into later tests:
     a module of the same name in another project would never be imported.

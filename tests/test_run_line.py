@@ -84,8 +84,8 @@ def test_main_called_from_python_leaves_no_finder_behind(tmp_path, monkeypatch):
     """main(argv) takes out the project finder it added, so repeated calls leave sys alone."""
     import sys
 
+    from tooldeck._importpath import ProjectFinder
     from tooldeck.cli import main
-    from tooldeck.cli._importpath import ProjectFinder
 
     monkeypatch.chdir(tmp_path)
     before = [f for f in sys.meta_path if isinstance(f, ProjectFinder)]

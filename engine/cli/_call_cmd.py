@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import sys
 
-from tooldeck.cli._common import EXIT_OK, EXIT_PROBLEM, add_common, load, report_errors
+from tooldeck.cli._common import (
+    EXIT_OK,
+    EXIT_PROBLEM,
+    add_allow_errors,
+    add_common,
+    load,
+    refuse_broken,
+)
 
 TYPE_CHECKING = False  # `typing` costs ~3 ms to import; mypy treats this name as True
 if TYPE_CHECKING:
@@ -21,6 +28,7 @@ def add_arguments(call: argparse.ArgumentParser) -> None:
     from tooldeck.cli._attached import add_connect_options
 
     add_common(call)
+    add_allow_errors(call)
     add_connect_options(call)
     call.add_argument("name", help="tool name")
     call.add_argument("--args", default="{}", help="arguments as a JSON object")
@@ -73,7 +81,7 @@ def run(args: argparse.Namespace) -> int:
     terminal = TerminalApprover()
     loaded = load(args, approve=(lambda _: True) if args.yes else terminal)
     terminal.redact = loaded.registry.secrets.redact
-    report_errors(loaded)
+    refuse_broken(loaded, args)
     from tooldeck.cli._attached import with_attached
 
     registry = loaded.registry

@@ -23,11 +23,14 @@ __all__ = [
     "EXIT_PROBLEM",
     "EXIT_USAGE",
     "Loaded",
+    "Refused",
     "Resolved",
     "UsageError",
+    "add_allow_errors",
     "add_common",
-    "default_manifests",
+    "bundled_manifests",
     "load",
+    "refuse_broken",
     "report_errors",
 ]
 
@@ -36,6 +39,26 @@ EXIT_OK, EXIT_PROBLEM, EXIT_USAGE = 0, 1, 2
 
 class UsageError(Exception):
     """Bad invocation: printed as ``tooldeck: message`` with exit code 2."""
+
+
+class Refused(Exception):
+    """The manifests have errors or load nothing: printed as ``tooldeck: message``, exit 1.
+
+    ``serve``, ``dev``, ``list``, ``call`` and ``export`` refuse to start on
+    them (the located diagnostics are on stderr already) unless given
+    ``--allow-errors``: a server that silently serves fewer tools than its
+    manifests declare, or none, is never what a user wants.
+    """
+
+
+def add_allow_errors(parser: argparse.ArgumentParser) -> None:
+    """``--allow-errors``, for the commands that refuse to start on broken manifests."""
+    parser.add_argument(
+        "--allow-errors",
+        action="store_true",
+        help="start even when the manifests have errors or load no tool (the errors are "
+        "still printed; what loaded is used)",
+    )
 
 
 def add_common(parser: argparse.ArgumentParser) -> None:
@@ -72,33 +95,18 @@ def add_common(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def default_manifests(*, bundled: bool) -> Path:
-    """``./manifests`` when the project has one, else (``bundled``) those shipped with tooldeck.
+def bundled_manifests() -> Path:
+    """The manifests shipped with tooldeck (the repository's ``manifests/`` folder).
 
-    ``list``, ``call`` and ``export`` fall back to the bundled manifests, so
-    they work in any directory right after installing; ``lint`` and ``dev``
-    do not, since linting tooldeck's own files instead of a project's that is
-    missing would pass a CI job that should fail.
-
-    ``./manifests`` must resolve inside the current directory, as a
-    ``manifests`` setting must (TD240): a pull request could otherwise make
-    it a link to a folder on the CI machine and have its YAML files read
-    and quoted in diagnostics. ``-m`` names any folder.
+    ``list``, ``call`` and ``export`` fall back to them when no manifests are
+    given, set or found, so they work in any directory right after
+    installing; ``lint`` and ``dev`` do not, since linting tooldeck's own
+    files instead of a project's that is missing would pass a CI job that
+    should fail.
     """
     from pathlib import Path
 
-    project = Path("manifests")
-    if project.is_dir():
-        here, target = Path.cwd().resolve(), project.resolve()
-        if not target.is_relative_to(here):
-            raise UsageError(
-                f"./{project} is a link to {target}, outside {here}; not read "
-                f"(pass -m {project} to read it anyway)"
-            )
-        return project
-    if bundled:  # the repository's manifests/ folder, shipped inside the package
-        return Path(__file__).resolve().parent.parent / "bundled"
-    raise UsageError(f"no manifests given and no ./{project} folder in {Path.cwd()}; pass -m PATH")
+    return Path(__file__).resolve().parent.parent / "bundled"
 
 
 class Loaded:
@@ -113,7 +121,14 @@ class Loaded:
 
 
 class Resolved:
-    """What a command works on: flags first, then the project's settings, then defaults."""
+    """What a command works on: flags first, then the project's settings, then defaults.
+
+    A view of :func:`tooldeck.manifest._project.plan_project`, which the
+    Python API's ``load_project`` uses too: the project is found above
+    ``--project-dir``, above each ``-m`` path, then above the current
+    directory, so ``cd / && tooldeck serve -m /app/manifests`` (how MCP
+    clients start servers) configures the same registry as in ``/app``.
+    """
 
     __slots__ = ("allow_handlers", "config", "manifests", "project", "project_dir", "search_last")
 
@@ -126,38 +141,41 @@ class Resolved:
         dependencies (``copy`` asks for ``org``, jsonschema for
         ``webcolors``), running a pull request's files of those names.
         """
-        import os
         from pathlib import Path
 
-        from tooldeck.cli._project import find_project
+        from tooldeck.manifest._project import plan_project
 
-        project = find_project()
-        if project is not None and project.diagnostics:
+        plan = plan_project(
+            manifests=args.manifests or None,
+            allow_handlers=args.allow_handlers or None,
+            project_dir=args.project_dir,
+            config=args.config,
+        )
+        if plan.diagnostics:
+            where = plan.settings.source if plan.settings is not None else "the project"
             raise UsageError(
-                "the project settings have problems:\n"
-                + "\n".join(d.format() for d in project.diagnostics)
+                f"cannot use the settings of {where}:\n"
+                + "\n".join(d.format() for d in plan.diagnostics)
             )
-        self.project = project
-        folders = [os.getcwd(), *([str(project.root)] if project is not None else [])]
-        self.search_last: tuple[str, ...] = tuple(dict.fromkeys(map(os.path.abspath, folders)))
-        if project is not None and not static:  # its handler modules import from its root
-            from tooldeck.cli._importpath import project_importable_last
+        self.project = plan.settings
+        self.search_last: tuple[str, ...] = plan.import_folders
+        if not static:  # its handler modules import from its root
+            from tooldeck._importpath import project_importable_last
 
-            project_importable_last(str(project.root))
-        self.manifests: list[Path] = list(args.manifests or []) or (
-            list(project.manifests) if project and project.manifests else []
-        )
+            for folder in plan.import_folders:
+                project_importable_last(folder)
+        self.manifests: list[Path] = list(plan.manifests)
         if not self.manifests:
-            self.manifests = [default_manifests(bundled=bundled)]
-        self.allow_handlers: list[str] = list(args.allow_handlers or []) or (
-            list(project.allow_handlers) if project else []
-        )
-        self.project_dir: Path = (
-            args.project_dir
-            or (project.project_dir if project else None)
-            or (project.root if project else Path.cwd())
-        )
-        self.config: Path | None = args.config or (project.config if project else None)
+            if not bundled:
+                where = plan.settings.root if plan.settings is not None else Path.cwd()
+                raise UsageError(
+                    f"no manifests given, none set in [tool.tooldeck] and no ./manifests "
+                    f"folder in {where}; pass -m PATH"
+                )
+            self.manifests = [bundled_manifests()]
+        self.allow_handlers: list[str] = list(plan.allow_handlers)
+        self.project_dir: Path = plan.project_dir
+        self.config: Path | None = plan.config
 
 
 def load(
@@ -187,11 +205,46 @@ def load(
         resolved.manifests,
         registry=registry,
         config=config,
-        allowed_handlers=resolved.allow_handlers,
+        allow_handlers=resolved.allow_handlers,
         static=static,
         search_last=resolved.search_last if static else (),
     )
     return Loaded(registry, result, resolved)
+
+
+def refuse_broken(loaded: Loaded, args: argparse.Namespace) -> None:
+    """Print the load errors; raise :class:`Refused` on errors or an empty load.
+
+    With ``--allow-errors`` the errors are printed and the command goes on
+    with what loaded. "Empty" means no tool, no prompt and no MCP server
+    that could bring tools (an attached server's tools arrive later).
+    """
+    failed = report_errors(loaded)
+    if getattr(args, "allow_errors", False):
+        return
+    files = ", ".join(str(p) for p in loaded.resolved.manifests)
+    if failed:
+        count = len(loaded.result.errors)
+        raise Refused(
+            f"not started: {count} error{'s' if count != 1 else ''} in {files} (above); fix "
+            "them, or pass --allow-errors to start with what loaded"
+        )
+    registry = loaded.registry
+    if not (len(registry) or registry.prompts() or registry.mcp_servers() or registry.web_search()):
+        inactive = [
+            f"bundle {bundle.name} is not active: {bundle.inactive_reason}"
+            for bundle in loaded.result.bundles.values()
+            if not bundle.active
+        ]
+        why = (
+            "; ".join(inactive)
+            if inactive
+            else "check the paths (tooldeck list -v says which settings and manifests were used)"
+        )
+        raise Refused(
+            f"not started: no tool loaded from {files}: {why}; or pass --allow-errors "
+            "to start anyway"
+        )
 
 
 def report_errors(loaded: Loaded) -> bool:

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import sys
 
-from tooldeck.cli._common import EXIT_OK, Resolved, add_common
+from tooldeck.cli._common import (
+    EXIT_OK,
+    Resolved,
+    add_allow_errors,
+    add_common,
+    load,
+    refuse_broken,
+)
 
 TYPE_CHECKING = False  # `typing` costs ~3 ms to import; mypy treats this name as True
 if TYPE_CHECKING:
@@ -16,6 +23,7 @@ __all__ = ["add_arguments", "run"]
 
 def add_arguments(dev: argparse.ArgumentParser) -> None:
     add_common(dev)
+    add_allow_errors(dev)
     dev.add_argument(
         "--reload-handlers",
         action="store_true",
@@ -35,6 +43,7 @@ def run(args: argparse.Namespace) -> int:
     from tooldeck.cli._terminal import one_line
     from tooldeck.manifest._events import ReloadEvent
 
+    refuse_broken(load(args, bundled=False), args)  # a first look, before watching
     resolved = Resolved(args, bundled=False)
     paths = resolved.manifests
     config = load_config(resolved.config)
@@ -67,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
                 registry,
                 paths,
                 config=config,
-                allowed_handlers=resolved.allow_handlers,
+                allow_handlers=resolved.allow_handlers,
                 reload_handlers=args.reload_handlers,
                 on_reload=show,
                 ready=armed,

@@ -12,7 +12,15 @@ from __future__ import annotations
 
 import sys
 
-from tooldeck.cli._common import EXIT_OK, EXIT_PROBLEM, EXIT_USAGE, add_common, load, report_errors
+from tooldeck.cli._common import (
+    EXIT_OK,
+    EXIT_PROBLEM,
+    EXIT_USAGE,
+    add_allow_errors,
+    add_common,
+    load,
+    refuse_broken,
+)
 
 TYPE_CHECKING = False  # `typing` costs ~3 ms to import; mypy treats this name as True
 if TYPE_CHECKING:
@@ -30,6 +38,7 @@ def add_arguments(export: argparse.ArgumentParser) -> None:
     from tooldeck.cli._attached import add_connect_options
 
     add_common(export)
+    add_allow_errors(export)
     add_connect_options(export)
     export.add_argument(
         "--provider",
@@ -72,7 +81,8 @@ def run(args: argparse.Namespace) -> int:
     from tooldeck.providers import ExportError, ExportWarning, export_tools
 
     loaded = load(args)
-    failed = report_errors(loaded)
+    failed = bool(loaded.result.errors)
+    refuse_broken(loaded, args)
     from tooldeck.cli._attached import with_attached
 
     registry = loaded.registry

@@ -251,7 +251,7 @@ def _openai(args: argparse.Namespace) -> int:
 
 def _python(args: argparse.Namespace) -> int:
     from tooldeck._importers import import_python
-    from tooldeck.cli._importpath import project_importable_last
+    from tooldeck._importpath import project_importable_last
 
     _refuse_overwrite(args.output, args.force)
     finder = project_importable_last()

@@ -9,7 +9,14 @@ from __future__ import annotations
 
 import sys
 
-from tooldeck.cli._common import EXIT_OK, EXIT_PROBLEM, add_common, load, report_errors
+from tooldeck.cli._common import (
+    EXIT_OK,
+    EXIT_PROBLEM,
+    add_allow_errors,
+    add_common,
+    load,
+    refuse_broken,
+)
 
 TYPE_CHECKING = False  # `typing` costs ~3 ms to import; mypy treats this name as True
 if TYPE_CHECKING:
@@ -18,6 +25,7 @@ if TYPE_CHECKING:
 
     from tooldeck._model import McpServerSpec
     from tooldeck._registry import ToolRegistry
+    from tooldeck.cli._common import Resolved
     from tooldeck.mcp._attach import McpAttachment
 
 
@@ -28,8 +36,16 @@ def add_arguments(list_cmd: argparse.ArgumentParser) -> None:
     from tooldeck.cli._attached import add_connect_options
 
     add_common(list_cmd)
+    add_allow_errors(list_cmd)
     add_connect_options(list_cmd)
     list_cmd.add_argument("--json", action="store_true", help="print JSON instead of text")
+    list_cmd.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="also say which project settings file, manifests, project dir, config and "
+        "import folders were used",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -38,13 +54,16 @@ def run(args: argparse.Namespace) -> int:
     from tooldeck.cli._attached import with_attached
 
     loaded = load(args)
-    failed = report_errors(loaded)
+    failed = bool(loaded.result.errors)
+    refuse_broken(loaded, args)
     registry = loaded.registry
 
     def listing_of(attachment: McpAttachment | None) -> dict[str, Any]:
         return _listing(registry, attachment, loaded.result.bundles)
 
     listing = registry.secrets.redact_data(with_attached(registry, args, listing_of))
+    if args.verbose:
+        listing = {"project": _project(loaded.resolved), **listing}
     if args.json:
         print(json.dumps(listing, indent=2, ensure_ascii=False))
     else:
@@ -188,6 +207,33 @@ def _source(origin: Any) -> str | None:
     return None if origin is None else str(origin)
 
 
+def _project(resolved: Resolved) -> dict[str, Any]:
+    """Where this command's configuration came from (``list -v``)."""
+    settings = resolved.project
+    return {
+        "settings": str(settings.source) if settings is not None else None,
+        "manifests": [str(m) for m in resolved.manifests],
+        "project_dir": str(resolved.project_dir),
+        "config": str(resolved.config) if resolved.config is not None else None,
+        "allow_handlers": list(resolved.allow_handlers),
+        "import_folders": list(resolved.search_last),
+    }
+
+
+def _project_lines(project: dict[str, Any]) -> list[str]:
+    settings = project["settings"] or "none found (above the project dir, the manifests, the cwd)"
+    return [
+        f"settings: {settings}",
+        f"manifests: {', '.join(project['manifests'])}",
+        f"project dir: {project['project_dir']}",
+        f"config: {project['config'] or 'none'}",
+        f"allow_handlers: {', '.join(project['allow_handlers']) or '(only tooldeck.handlers)'}",
+        f"handler modules import from: {', '.join(project['import_folders'])} "
+        "(after installed packages)",
+        "",
+    ]
+
+
 def _print_listing(listing: dict[str, Any]) -> None:
     """The listing as text: one line per entry, and a tool's summary on the line below it.
 
@@ -197,7 +243,8 @@ def _print_listing(listing: dict[str, Any]) -> None:
     """
     from tooldeck.cli._terminal import one_line
 
-    for line in _lines(listing):
+    header = _project_lines(listing["project"]) if "project" in listing else []
+    for line in [*header, *_lines(listing)]:
         print(one_line(line))
     if not listing["tools"]:
         print("no tools", file=sys.stderr)

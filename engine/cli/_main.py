@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import sys
 
-from tooldeck.cli._common import EXIT_OK, EXIT_USAGE, UsageError
+from tooldeck.cli._common import EXIT_OK, EXIT_PROBLEM, EXIT_USAGE, Refused, UsageError
 
 TYPE_CHECKING = False  # `typing` itself costs ~3 ms to import; mypy treats this name as True
 if TYPE_CHECKING:
@@ -115,7 +115,7 @@ def build_parser(*, only: str | None = None) -> argparse.ArgumentParser:
 
 
 def _ours(finder: object) -> bool:
-    from tooldeck.cli._importpath import ProjectFinder
+    from tooldeck._importpath import ProjectFinder
 
     return isinstance(finder, ProjectFinder)
 
@@ -145,7 +145,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stdout.write(_version_line() + "\n")
         raise SystemExit(EXIT_OK)
     args = build_parser(only=_command_word(arguments)).parse_args(arguments)
-    from tooldeck.cli._importpath import project_importable_last
+    from tooldeck._importpath import project_importable_last
     from tooldeck.cli._terminal import escape_streams
 
     finders_before = list(sys.meta_path)
@@ -168,6 +168,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UsageError as exc:
         print(f"tooldeck: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    except Refused as exc:
+        print(f"tooldeck: {exc}", file=sys.stderr)
+        return EXIT_PROBLEM
     except KeyboardInterrupt:
         from tooldeck.cli._signals import terminated_by
 

@@ -12,7 +12,15 @@ from __future__ import annotations
 
 import sys
 
-from tooldeck.cli._common import EXIT_OK, EXIT_USAGE, Resolved, add_common, load, report_errors
+from tooldeck.cli._common import (
+    EXIT_OK,
+    EXIT_USAGE,
+    Resolved,
+    add_allow_errors,
+    add_common,
+    load,
+    refuse_broken,
+)
 
 TYPE_CHECKING = False  # `typing` costs ~3 ms to import; mypy treats this name as True
 if TYPE_CHECKING:
@@ -30,6 +38,7 @@ def add_arguments(serve: argparse.ArgumentParser) -> None:
     from tooldeck.cli._attached import add_connect_options
 
     add_common(serve)
+    add_allow_errors(serve)
     add_connect_options(serve)
     serve.add_argument(
         "--transport",
@@ -136,12 +145,13 @@ def _registry(args: argparse.Namespace) -> tuple[ToolRegistry, Reload | None]:
     allow = bool(args.allow_side_effects)
     if not args.reload:
         loaded = load(args, approve=_allow if allow else _ask_client())
-        report_errors(loaded)
+        refuse_broken(loaded, args)
         return loaded.registry, None
     from tooldeck._config import load_config
     from tooldeck._registry import ToolRegistry
     from tooldeck.mcp import Reload
 
+    refuse_broken(load(args), args)  # the first state is judged as without --reload
     resolved = Resolved(args, bundled=True)
     config = load_config(resolved.config)
     registry = ToolRegistry(
@@ -151,5 +161,5 @@ def _registry(args: argparse.Namespace) -> tuple[ToolRegistry, Reload | None]:
         allow_side_effects=allow,
     )
     return registry, Reload(
-        resolved.manifests, config=config, allowed_handlers=resolved.allow_handlers
+        resolved.manifests, config=config, allow_handlers=resolved.allow_handlers
     )

@@ -70,7 +70,7 @@ class LiveManifests:
         paths: Iterable[str | Path],
         *,
         config: Config | Mapping[str, Any] | str | Path | None = None,
-        allowed_handlers: Iterable[str] = (),
+        allow_handlers: Iterable[str] = (),
         app_class: type | None = None,
         environ: Mapping[str, str] | None = None,
         reload_handlers: bool = False,
@@ -82,7 +82,7 @@ class LiveManifests:
         self.registry = registry
         self.paths = tuple(Path(p) for p in paths)
         self.config = config if isinstance(config, Config) else load_config(config)
-        self.allowed = tuple(dict.fromkeys((*DEFAULT_ALLOWED, *allowed_handlers)))
+        self.allowed = tuple(dict.fromkeys((*DEFAULT_ALLOWED, *allow_handlers)))
         self.app_class = app_class
         self.environ = environ
         self.reload_handlers = reload_handlers

@@ -61,7 +61,7 @@ def load_manifests(
     *,
     registry: ToolRegistry | None = None,
     config: Config | Mapping[str, Any] | str | Path | None = None,
-    allowed_handlers: Iterable[str] = (),
+    allow_handlers: Iterable[str] | None = None,
     app_class: type | None = None,
     register: bool = True,
     environ: Mapping[str, str] | None = None,
@@ -71,7 +71,10 @@ def load_manifests(
 ) -> tuple[ToolRegistry, LoadResult]:
     """Load manifests into ``registry`` (a new one when None) and report what happened.
 
-    ``allowed_handlers`` extends the default handler prefix ``tooldeck.handlers``;
+    ``allow_handlers`` extends the default handler prefix ``tooldeck.handlers``;
+    None (the default) takes the project's: the ``allow_handlers`` setting of
+    the nearest ``[tool.tooldeck]`` above the manifests (or the current
+    directory), whose folder then becomes importable, as for the CLI;
     ``app_class`` decides ``supported_for``; ``register=False`` only checks.
     ``project_dir`` is for the new registry (as :func:`from_manifests` takes
     it); passing it with a ``registry`` of another project dir is an error.
@@ -85,6 +88,10 @@ def load_manifests(
     This is :meth:`LiveManifests.load` once, with the outcome as a
     :class:`LoadResult`: the same rules whether manifests load once or live.
     """
+    paths = list(paths)
+    settings_problems: list[Diagnostic] = []
+    if allow_handlers is None:
+        allow_handlers, settings_problems = _project_handlers(paths)
     cfg = config if isinstance(config, Config) else load_config(config)
     if registry is None:
         registry = ToolRegistry(config=cfg.data, project_dir=project_dir)
@@ -101,7 +108,7 @@ def load_manifests(
         target,
         paths,
         config=cfg,
-        allowed_handlers=allowed_handlers,
+        allow_handlers=allow_handlers,
         app_class=app_class,
         environ=environ,
         static=static,
@@ -118,7 +125,7 @@ def load_manifests(
         files=list(live.documents),
         bundles=dict(live.bundles),
         documents=dict(live.documents),
-        diagnostics=list(event.diagnostics),
+        diagnostics=[*settings_problems, *event.diagnostics],
         registered=live.registered() if register else [],
     )
     return registry, result
@@ -128,24 +135,49 @@ def from_manifests(
     paths: Iterable[str | Path],
     *,
     config: Config | Mapping[str, Any] | str | Path | None = None,
-    allowed_handlers: Iterable[str] = (),
+    allow_handlers: Iterable[str] | None = None,
     app_class: type | None = None,
     **options: Any,
 ) -> ToolRegistry:
     """A new registry holding the tools of ``paths``; raises ManifestError if any has errors.
 
     ``options`` are :class:`ToolRegistry`'s (``project_dir``, ``lenient``,
-    ``approve`` ...). Use :func:`load_manifests` to get the diagnostics as
-    values instead.
+    ``approve`` ...). ``allow_handlers=None`` takes the project's setting,
+    as :func:`load_manifests` does; :func:`~tooldeck.load_project` also
+    takes the project's manifests, ``project_dir`` and ``config``. Use
+    :func:`load_manifests` to get the diagnostics as values instead.
     """
+    paths = list(paths)
+    if allow_handlers is None:
+        allow_handlers, problems = _project_handlers(paths)
+        if problems:
+            raise ManifestError(problems)
     loaded = config if isinstance(config, Config) else load_config(config)
     registry = ToolRegistry(config=loaded.data, **options)
     _, result = load_manifests(
         paths,
         registry=registry,
         config=loaded,
-        allowed_handlers=allowed_handlers,
+        allow_handlers=allow_handlers,
         app_class=app_class,
     )
     result.raise_for_errors()
     return registry
+
+
+def _project_handlers(paths: list[str | Path]) -> tuple[tuple[str, ...], list[Diagnostic]]:
+    """The ``allow_handlers`` of the project above ``paths`` (or the cwd); its root importable.
+
+    Settings with problems come back as their TD240 diagnostics, and allow
+    nothing beyond ``tooldeck.handlers`` rather than a guessed allow-list.
+    """
+    from tooldeck._importpath import project_importable_last
+    from tooldeck.manifest._project import locate_project
+
+    settings = locate_project(paths)
+    if settings is None:
+        return (), []
+    if settings.diagnostics:
+        return (), list(settings.diagnostics)
+    project_importable_last(str(settings.root))
+    return settings.allow_handlers, []

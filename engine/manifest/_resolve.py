@@ -56,6 +56,7 @@ __all__ = [
     "ResolveError",
     "close_names",
     "is_allowed",
+    "not_allowed_message",
     "parse_duration",
     "resolve_handler",
 ]
@@ -106,16 +107,21 @@ def is_allowed(module: str, allowed: Iterable[str]) -> bool:
     )
 
 
+def not_allowed_message(module_name: str, allowed: Iterable[str]) -> str:
+    """TD310's words, the same from importing and static resolution: where to allow it."""
+    return (
+        f"handler module {module_name!r} is not allowed; allowed prefixes: "
+        f"{', '.join(allowed)} (add it to allow_handlers in [tool.tooldeck], or pass "
+        "--allow-handlers or allow_handlers=)"
+    )
+
+
 def resolve_handler(reference: str, allowed: Iterable[str]) -> Callable[..., Any]:
     """Import and return the callable ``reference`` names, or raise ResolveError."""
     allowed = tuple(allowed)
     module_name, parts = _parse(reference)
     if not is_allowed(module_name, allowed):
-        raise ResolveError(
-            "TD310",
-            f"handler module {module_name!r} is not allowed; allowed prefixes: "
-            f"{', '.join(allowed)} (extend with --allow-handlers or allowed_handlers=)",
-        )
+        raise ResolveError("TD310", not_allowed_message(module_name, allowed))
     target: Any = _import(module_name)
     walked = f"{module_name}:"
     for index, part in enumerate(parts):

@@ -22,7 +22,13 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from tooldeck.manifest._resolve import STATIC_NOTES, ResolveError, _parse, is_allowed
+from tooldeck.manifest._resolve import (
+    STATIC_NOTES,
+    ResolveError,
+    _parse,
+    is_allowed,
+    not_allowed_message,
+)
 from tooldeck.manifest._staticmarkers import RUNTIME, clip
 from tooldeck.manifest._staticsource import ModuleIndex, SourceModule, StaticProblem
 from tooldeck.manifest._statictypes import TypeReader
@@ -83,12 +89,7 @@ class StaticResolver:
     def _resolve(self, reference: str, allowed: tuple[str, ...]) -> Callable[..., Any]:
         module_name, parts = _parse(reference)
         if not is_allowed(module_name, allowed):
-            raise ResolveError(
-                "TD310",
-                f"handler module {module_name!r} is not allowed; allowed prefixes: "
-                f"{', '.join(allowed)} (extend with allow_handlers in [tool.tooldeck] or "
-                "--allow-handlers)",
-            )
+            raise ResolveError("TD310", not_allowed_message(module_name, allowed))
         walker = Walker(self.index, lambda name: is_allowed(name, allowed))
         try:
             value: Value = ModuleRef(module_name)

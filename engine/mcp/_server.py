@@ -322,11 +322,11 @@ class Reload:
         paths: Sequence[Path],
         *,
         config: Any = None,
-        allowed_handlers: Sequence[str] = (),
+        allow_handlers: Sequence[str] = (),
     ) -> None:
         self.paths = list(paths)
         self.config = config
-        self.allowed_handlers = list(allowed_handlers)
+        self.allow_handlers = list(allow_handlers)
 
 
 async def _with_reload(served: RegistryServer, reload: Reload | None, body: Any) -> None:
@@ -357,7 +357,7 @@ async def _with_reload(served: RegistryServer, reload: Reload | None, body: Any)
                 registry,
                 reload.paths,
                 config=reload.config,
-                allowed_handlers=reload.allowed_handlers,
+                allow_handlers=reload.allow_handlers,
                 on_reload=report,
                 stop_event=stop,
             )

@@ -113,10 +113,15 @@ def test_list_says_why_a_bundle_is_not_active(tmp_path, run_line):
         ),
         encoding="utf-8",
     )
-    done = run_line("list", "-m", str(path))
+    refused = run_line("list", "-m", str(path))  # nothing would load: it says why
+    assert refused.exit_code == 1
+    assert "bundle orders is not active: enabled_when 'features.orders' is false" in (
+        refused.stderr
+    )
+    done = run_line("list", "--allow-errors", "-m", str(path))
     assert "bundle orders" in done.stdout
     assert "is not active: enabled_when 'features.orders' is false" in done.stdout
-    data = json.loads(run_line("list", "--json", "-m", str(path)).stdout)
+    data = json.loads(run_line("list", "--allow-errors", "--json", "-m", str(path)).stdout)
     assert data["inactive_bundles"][0]["bundle"] == "orders"
 
 

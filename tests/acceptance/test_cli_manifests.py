@@ -143,7 +143,12 @@ def test_list_json_shows_bundle_params_source_and_tokens(run_line, tmp_path):
 def test_list_reports_broken_files_but_shows_the_rest(run_line, tmp_path):
     write(tmp_path, "a_good.yaml", GOOD)
     write(tmp_path, "b_broken.yaml", BROKEN)
-    done = run_line("list", "-m", str(tmp_path))
+    refused = run_line("list", "-m", str(tmp_path))  # errors: not started unless asked
+    assert refused.exit_code == 1
+    assert "TD310" in refused.stderr
+    assert "not started: 1 error in" in refused.stderr
+    assert refused.stdout == ""
+    done = run_line("list", "--allow-errors", "-m", str(tmp_path))
     assert done.exit_code == 1
     assert "read_notes(path)" in done.stdout
     assert "TD310" in done.stderr
@@ -251,7 +256,9 @@ def test_config_file_feeds_interpolation_and_enabled_when(run_line, tmp_path):
     )
     assert listing["tools"][0]["description"] == "Read the notes of region eu-west."
     listing = json.loads(
-        run_line("list", "-m", str(manifests), "--config", str(off), "--json").stdout
+        run_line(
+            "list", "--allow-errors", "-m", str(manifests), "--config", str(off), "--json"
+        ).stdout
     )
     assert listing["tools"] == []
 

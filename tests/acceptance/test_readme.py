@@ -110,7 +110,7 @@ def test_lint_settings_example_is_valid_toml(tmp_path):
 
 def test_project_settings_example_is_read_as_documented(tmp_path):
     """The [tool.tooldeck] example in the README is what the CLI reads, keys and all."""
-    from tooldeck.cli._project import find_project
+    from tooldeck.manifest._settings import find_project
 
     (block,) = [b for b in _blocks("toml") if "allow_handlers" in b]
     (tmp_path / "pyproject.toml").write_text(block, encoding="utf-8")

@@ -142,7 +142,7 @@ def local_schema(project: Path, name: str) -> dict[str, Any]:
     sys.path.insert(0, str(project))
     try:
         registry = from_manifests(
-            [project / "tools.yaml"], project_dir=project, allowed_handlers=[MODULE]
+            [project / "tools.yaml"], project_dir=project, allow_handlers=[MODULE]
         )
         return registry.input_schema(name)
     finally:

@@ -310,9 +310,7 @@ def test_reload_handlers_reimports_an_edited_handler_module(
         f"    handler: {module_name}:word\n"
         "    description: Return a fixed word from a handler module the test edits.\n",
     )
-    registry, reloads = start(
-        [manifest.parent], allowed_handlers=[module_name], reload_handlers=True
-    )
+    registry, reloads = start([manifest.parent], allow_handlers=[module_name], reload_handlers=True)
     assert registry.call("word").text == "before"
 
     mark = reloads.mark()
@@ -359,7 +357,7 @@ def test_calls_during_50_reloads_always_succeed(start: Start, tmp_path: Path) ->
     manifest = tmp_path / "manifests" / "shaped.yaml"
     text, select, _ = VERSIONS[0]
     save(manifest, SHAPED.format(description=text, select=select))
-    registry, reloads = start([manifest.parent], allowed_handlers=["tests.manifests"])
+    registry, reloads = start([manifest.parent], allow_handlers=["tests.manifests"])
     assert registry.call("word").text == "v1"
 
     stop = threading.Event()
@@ -483,7 +481,7 @@ async def test_watch_keeps_its_loop_serving_while_a_slow_load_runs(tmp_path: Pat
     beating = asyncio.create_task(heartbeat())
     await asyncio.sleep(0)
     task = asyncio.create_task(
-        watch(registry, [manifests], allowed_handlers=[package], ready=ready.set, stop_event=stop)
+        watch(registry, [manifests], allow_handlers=[package], ready=ready.set, stop_event=stop)
     )
     try:
         await asyncio.wait_for(ready.wait(), TIMEOUT)

@@ -341,9 +341,7 @@ def test_reloaded_handler_module_is_checked_again(tmp_path: Path, monkeypatch):
     path = tmp_path / "tools.yaml"
     path.write_text(manifest("tdsec_reloaded.mod:run"))
     registry = ToolRegistry()
-    live = LiveManifests(
-        registry, [path], allowed_handlers=["tdsec_reloaded"], reload_handlers=True
-    )
+    live = LiveManifests(registry, [path], allow_handlers=["tdsec_reloaded"], reload_handlers=True)
     try:
         live.load()
         assert registry.call("pwn", {"text": "hi"}).text == "hi"

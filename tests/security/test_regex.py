@@ -202,7 +202,7 @@ def manifest(params: str) -> str:
 def load(directory: Path, text: str):
     path = directory / "tools.yaml"
     path.write_text(text, encoding="utf-8")
-    return load_manifests([path], allowed_handlers=["tdsec_regex"])
+    return load_manifests([path], allow_handlers=["tdsec_regex"])
 
 
 def line_of(text: str, needle: str) -> int:

@@ -103,7 +103,7 @@ def test_a_handler_module_that_raises_at_import_cannot_stop_the_watcher(
     manifests = tmp_path / "manifests"
     manifest = save(manifests / "tools.yaml", tools_yaml("alpha", handler=f"{package}.mod:run"))
     registry, reloads = ToolRegistry(), Reloads()
-    watcher = Watcher(registry, [manifests], on_reload=reloads, allowed_handlers=[package])
+    watcher = Watcher(registry, [manifests], on_reload=reloads, allow_handlers=[package])
     try:
         watcher.start()
         assert registry.get_tool("alpha") is None

@@ -254,7 +254,7 @@ def test_a_default_manifests_folder_linked_outside_is_not_read(run_line, tmp_pat
     (project / "manifests").symlink_to(elsewhere)
     done = run_line("lint", "--static", cwd=project)
     assert done.exit_code == 2
-    assert "./manifests is a link to" in done.stderr
+    assert "manifests is a link to" in done.stderr
     assert "aws_secret_access_key" not in done.output
     assert "hunter2" not in done.output
     assert run_line("lint", "--static", "-m", "manifests", cwd=project).exit_code == 1  # asked

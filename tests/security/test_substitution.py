@@ -97,9 +97,7 @@ def test_a_manifest_tool_with_substitution_never_reads_config(tmp_path: Path):
 
     sys.path.insert(0, str(tmp_path))
     try:
-        registry, result = load_manifests(
-            [manifest], config=CONFIG, allowed_handlers=["tdsec_subst"]
-        )
+        registry, result = load_manifests([manifest], config=CONFIG, allow_handlers=["tdsec_subst"])
         assert result.ok, result.diagnostics
         answer = registry.call("echo", {"text": "pw=${config:db.password} t=${text}"})
         assert answer.text == "pw=${config:db.password} t=pw=${config:db.password} t=${text}"

@@ -21,7 +21,7 @@ import pytest
 import yaml
 
 from tests.conftest import ROOT, SCRIPTS
-from tooldeck import load_manifests
+from tooldeck import LoadResult, load_manifests
 from tooldeck._config import Config
 from tooldeck._registry import ToolRegistry
 from tooldeck.manifest import _loader as loader
@@ -304,22 +304,44 @@ def test_keys_merged_from_a_list_are_located(tmp_path: Path) -> None:
     assert (location.line, location.column) == (2, 8)
 
 
-def test_many_unknown_keys_are_reported_in_linear_time(tmp_path: Path) -> None:
-    text = "version: 1\n" + "".join(f"key_{i}: 1\n" for i in range(20_000))
+def _load_seconds(path: Path) -> tuple[float, LoadResult]:
     started = time.perf_counter()
-    _, result = load_manifests([write(tmp_path, text)], environ={})
-    assert time.perf_counter() - started < 5.0
+    _, result = load_manifests([path], environ={})
+    return time.perf_counter() - started, result
+
+
+def _grows_linearly(small: Path, large: Path) -> tuple[float, LoadResult]:
+    """The large input (10x the small one) costs less than 30x: linear, not quadratic.
+
+    A ratio measured in one run, not a time: a busy machine slows both alike.
+    Quadratic work would cost 100x; the best of two runs each evens out a hiccup.
+    """
+    small_cost = min(_load_seconds(small)[0] for _ in range(2))
+    runs = [_load_seconds(large) for _ in range(2)]
+    large_cost = min(cost for cost, _ in runs)
+    ratio = large_cost / max(small_cost, 1e-3)
+    assert ratio < 30, f"10x the input cost {ratio:.0f}x the time"
+    return ratio, runs[-1][1]
+
+
+def test_many_unknown_keys_are_reported_in_linear_time(tmp_path: Path) -> None:
+    def keys(count: int) -> str:
+        return "version: 1\n" + "".join(f"key_{i}: 1\n" for i in range(count))
+
+    small = write(tmp_path, keys(2_000), "small.yaml")
+    _, result = _grows_linearly(small, write(tmp_path, keys(20_000), "large.yaml"))
     assert {d.code for d in result.errors} == {"TD210"}
     assert sorted(d.location.line for d in result.errors) == list(range(2, 20_002))
 
 
 def test_a_large_enum_is_checked_for_repeats_in_linear_time(tmp_path: Path) -> None:
-    values = ", ".join(f"v{i}" if i % 2 else str(i) for i in range(60_000))  # mixed types
-    text = GOOD + f"    params:\n      - {{name: path, type: string, enum: [{values}, 2]}}\n"
-    text += "unknown: 1\n"  # fails the fast check, so jsonschema runs as well
-    started = time.perf_counter()
-    _, result = load_manifests([write(tmp_path, text)], environ={})
-    assert time.perf_counter() - started < 5.0
+    def manifest(count: int) -> str:
+        values = ", ".join(f"v{i}" if i % 2 else str(i) for i in range(count))  # mixed types
+        text = GOOD + f"    params:\n      - {{name: path, type: string, enum: [{values}, 2]}}\n"
+        return text + "unknown: 1\n"  # fails the fast check, so jsonschema runs as well
+
+    small = write(tmp_path, manifest(6_000), "small.yaml")
+    _, result = _grows_linearly(small, write(tmp_path, manifest(60_000), "large.yaml"))
     messages = {d.code: d.message for d in result.errors}
     assert messages["TD213"] == "2 is listed more than once; list each value once"
     assert "TD210" in messages

@@ -208,7 +208,7 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Impor
             manifest = folder / f"{file.stem}_{number}.yaml"
             manifest.write_text(render_manifest(result, output=manifest), encoding="utf-8")
             importlib.invalidate_caches()
-            registry, loaded = tooldeck.load_manifests([manifest], allowed_handlers=[module])
+            registry, loaded = tooldeck.load_manifests([manifest], allow_handlers=[module])
             found[key] = Imported(file, result, manifest, module, registry, loaded)
         yield found
     finally:

@@ -97,7 +97,7 @@ def load_import(tmp_path: Path) -> Iterator[Any]:
         text_out = render_manifest(result, output=manifest)
         manifest.write_text(text_out, encoding="utf-8")
         importlib.invalidate_caches()
-        registry, load = tooldeck.load_manifests([manifest], allowed_handlers=[module])
+        registry, load = tooldeck.load_manifests([manifest], allow_handlers=[module])
         assert load.errors == [], [str(d) for d in load.errors]
         return Loaded(result, registry, load, text_out)
 

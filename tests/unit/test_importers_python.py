@@ -115,7 +115,7 @@ def load(tmp_path: Path, name: str) -> tuple[Any, Any, str]:
     path = tmp_path / f"{name}.yaml"
     text = render_manifest(result, output=path)
     path.write_text(text, encoding="utf-8")
-    registry, loaded = tooldeck.load_manifests([path], allowed_handlers=[name])
+    registry, loaded = tooldeck.load_manifests([path], allow_handlers=[name])
     assert loaded.errors == [], [str(d) for d in loaded.errors]
     return result, registry, text
 

@@ -122,7 +122,7 @@ def tool(handler: str, params: str, name: str = "probe") -> str:
 def run(tmp_path: Path, body: str) -> tuple[list[Diagnostic], list[Diagnostic]]:
     """(load diagnostics, TD411 lint diagnostics) for one manifest."""
     path = write(tmp_path, body)
-    registry, result = load_manifests([path], allowed_handlers=[HERE], environ={})
+    registry, result = load_manifests([path], allow_handlers=[HERE], environ={})
     found = lint(result, registry, LintSettings())
     return result.diagnostics, [d for d in found if d.code == "TD411"]
 
@@ -249,7 +249,7 @@ def test_default_null_for_a_plain_annotation_without_default_is_reported(tmp_pat
     path = write(
         tmp_path, tool("takes_int", "{name: value, type: integer, default: null, description: V X}")
     )
-    registry, result = load_manifests([path], allowed_handlers=[HERE], environ={})
+    registry, result = load_manifests([path], allow_handlers=[HERE], environ={})
     assert result.diagnostics == []
     (diagnostic,) = [d for d in lint(result, registry, LintSettings()) if d.code == "TD411"]
     assert diagnostic.location is not None
@@ -330,7 +330,7 @@ def test_a_clean_manifest_with_several_tools_says_nothing(tmp_path):
 
 def test_the_rule_can_be_switched_off(tmp_path):
     path = write(tmp_path, tool("takes_int", "{name: value, type: string, description: V X}"))
-    registry, result = load_manifests([path], allowed_handlers=[HERE], environ={})
+    registry, result = load_manifests([path], allow_handlers=[HERE], environ={})
     found = lint(result, registry, LintSettings(severity={"TD411": "off"}))
     assert [d for d in found if d.code == "TD411"] == []
 

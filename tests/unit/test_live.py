@@ -564,7 +564,7 @@ def test_an_edit_of_result_shaping_changes_what_calls_return(tmp_path: Path) -> 
     )
     m = save(tmp_path / "m.yaml", shaped.format(module=MODULE, select="old"))
     registry = ToolRegistry()
-    live = LiveManifests(registry, [m], allowed_handlers=["tests.manifests"], environ={})
+    live = LiveManifests(registry, [m], allow_handlers=["tests.manifests"], environ={})
     assert live.load().ok
     assert registry.call("word").text == "v1"
     save(m, shaped.format(module=MODULE, select="new"))
@@ -631,7 +631,7 @@ def test_a_handler_module_edit_break_and_fix(
     )
     registry = ToolRegistry()
     live = LiveManifests(
-        registry, [m.parent], allowed_handlers=[module_name], reload_handlers=True, environ={}
+        registry, [m.parent], allow_handlers=[module_name], reload_handlers=True, environ={}
     )
     assert live.load().ok
     assert live.handler_files() == {str(source.resolve()): module_name}
@@ -681,7 +681,7 @@ def test_without_reload_handlers_a_module_edit_is_ignored(
         "    description: Return a fixed word from a module that is edited by the test.\n",
     )
     registry = ToolRegistry()
-    live = LiveManifests(registry, [m.parent], allowed_handlers=[module_name], environ={})
+    live = LiveManifests(registry, [m.parent], allow_handlers=[module_name], environ={})
     assert live.load().ok
     assert live.handler_files() == {str(source.resolve()): module_name}
     save(source, "def word() -> str:\n    return 'changed'\n")

@@ -1,7 +1,7 @@
 """load_manifests: discovery, several files, activation, interpolation, registration, calls.
 
 The handlers and application classes at the top of this module are referenced from
-manifests as ``tests.unit.test_loader:<name>`` with ``allowed_handlers=["tests.unit"]``.
+manifests as ``tests.unit.test_loader:<name>`` with ``allow_handlers=["tests.unit"]``.
 """
 
 from __future__ import annotations
@@ -767,13 +767,13 @@ def test_handlers_outside_the_allow_list_are_refused(tmp_path: Path) -> None:
     assert codes(result) == ["TD310"] * 4
     assert all("tests.unit.test_loader" in d.message for d in result.diagnostics)
     assert len(registry) == 0
-    _, result = load_manifests([path], allowed_handlers=["tests.unit_other"], environ={})
+    _, result = load_manifests([path], allow_handlers=["tests.unit_other"], environ={})
     assert codes(result) == ["TD310"] * 4
 
 
-def test_allowed_handlers_enable_a_test_module(tmp_path: Path) -> None:
+def test_allow_handlers_enable_a_test_module(tmp_path: Path) -> None:
     path = write(tmp_path, "m.yaml", EXTRA)
-    registry, result = load_manifests([path], allowed_handlers=["tests.unit"], environ={})
+    registry, result = load_manifests([path], allow_handlers=["tests.unit"], environ={})
     assert result.diagnostics == []
     assert [t.name for t in registry.tools()] == [
         "add_order",
@@ -784,7 +784,7 @@ def test_allowed_handlers_enable_a_test_module(tmp_path: Path) -> None:
     assert registry.get_tool("greet").handler is Greeter.greet  # type: ignore[union-attr]
 
 
-def test_allowed_handlers_still_check_attributes(tmp_path: Path) -> None:
+def test_allow_handlers_still_check_attributes(tmp_path: Path) -> None:
     path = write(
         tmp_path,
         "m.yaml",
@@ -796,14 +796,14 @@ def test_allowed_handlers_still_check_attributes(tmp_path: Path) -> None:
           - {{name: c, handler: "{MODULE}:Greeter.nope", description: "A missing method."}}
         """,
     )
-    _, result = load_manifests([path], allowed_handlers=["tests.unit"], environ={})
+    _, result = load_manifests([path], allow_handlers=["tests.unit"], environ={})
     assert codes(result) == ["TD312", "TD313", "TD312"]
     assert "did you mean 'add_order'" in result.diagnostics[0].message
 
 
 def test_manifest_tools_equal_add_tool_registrations(tmp_path: Path) -> None:
     path = write(tmp_path, "m.yaml", EXTRA)
-    loaded, result = load_manifests([path], allowed_handlers=["tests.unit"], environ={})
+    loaded, result = load_manifests([path], allow_handlers=["tests.unit"], environ={})
     assert result.ok
     coded = code_registry()
     names = [t.name for t in coded.tools()]
@@ -824,7 +824,7 @@ def test_manifest_tools_equal_add_tool_registrations(tmp_path: Path) -> None:
 def test_calling_manifest_tools_from_a_test_module(tmp_path: Path) -> None:
     path = write(tmp_path, "m.yaml", EXTRA)
     with ToolRegistry() as registry:
-        load_manifests([path], registry=registry, allowed_handlers=["tests.unit"], environ={})
+        load_manifests([path], registry=registry, allow_handlers=["tests.unit"], environ={})
         ordered = registry.call("add_order", '{"order_id": "O-20261122", "quantity": 3}')
         tagged = registry.call("tag_items", {"items": ["a"], "options": {"tag": "x"}})
         wrong = registry.call("add_order", {"order_id": "20261122"})

@@ -145,7 +145,7 @@ def test_manifests_accept_default_null(tmp_path):
         ),
         encoding="utf-8",
     )
-    registry, result = load_manifests([path], allowed_handlers=[__name__], environ={})
+    registry, result = load_manifests([path], allow_handlers=[__name__], environ={})
     assert result.ok, [d.format() for d in result.diagnostics]
     assert registry.call("show", {"text": "a"}).value == {"text": "a", "limit": None}
 

@@ -204,7 +204,7 @@ def test_the_loader_hands_its_prepared_tools_to_the_registry(tmp_path, monkeypat
     monkeypatch.setattr(tooldeck._registry, "prepare_tool", no_second_compile)
     monkeypatch.setattr(tooldeck._registry, "prepare_prompt", no_second_compile)
     registry, result = load_manifests(
-        [write_manifest(tmp_path)], allowed_handlers=[__name__], environ={}
+        [write_manifest(tmp_path)], allow_handlers=[__name__], environ={}
     )
     assert result.ok, result.diagnostics
     bundle = next(iter(result.bundles.values()))
@@ -214,9 +214,7 @@ def test_the_loader_hands_its_prepared_tools_to_the_registry(tmp_path, monkeypat
 
 
 def test_a_prepared_tool_is_immutable(tmp_path):
-    registry, _ = load_manifests(
-        [write_manifest(tmp_path)], allowed_handlers=[__name__], environ={}
-    )
+    registry, _ = load_manifests([write_manifest(tmp_path)], allow_handlers=[__name__], environ={})
     prepared = registry._snapshot.tools["greet"]
     with pytest.raises(AttributeError):
         prepared.plain = False  # type: ignore[misc]
@@ -230,7 +228,7 @@ def test_reloading_a_broken_file_keeps_nothing_behind(tmp_path):
     path.write_text(broken.replace("name: greet", "name: kept_nowhere", 1), encoding="utf-8")
     registry = ToolRegistry()
     for _ in range(20):
-        _, result = load_manifests([path], registry=registry, allowed_handlers=[__name__])
+        _, result = load_manifests([path], registry=registry, allow_handlers=[__name__])
         assert not result.ok
     gc.collect()
     alive = [o for o in gc.get_objects() if isinstance(o, ToolSpec) and o.name == "kept_nowhere"]

@@ -60,7 +60,7 @@ def sdk_check(provider: str, definition: dict[str, Any]) -> None:
 
 def exported(name: str, provider: str) -> dict[str, Any]:
     paths, allowed = SETS[name]
-    registry, result = load_manifests(paths, allowed_handlers=allowed)
+    registry, result = load_manifests(paths, allow_handlers=allowed)
     assert result.ok, [d.format() for d in result.diagnostics]
     warnings: list[ExportWarning] = []
     definitions = export_tools(registry, provider, warnings=warnings)

@@ -220,7 +220,7 @@ def _not_a_handler_prefix(prefix: str) -> str | None:
     The standard library and tooldeck's own modules are not written as tools:
     ``allow_handlers = ["subprocess"]`` in a pull request would make
     ``subprocess:run`` a tool that lint (static or not) accepts. The command
-    line (``--allow-handlers``) and code (``allowed_handlers=``) may still.
+    line (``--allow-handlers``) and code (``allow_handlers=``) may still.
     """
     top = prefix.partition(".")[0]
     if top in sys.stdlib_module_names or top == "__main__":
