@@ -55,7 +55,9 @@ def registry_answering(answer: Any, *, asynchronous: bool = False) -> tuple[Tool
     return registry, ran
 
 
-@pytest.mark.parametrize("answer", NOT_APPROVALS, ids=repr)
+@pytest.mark.parametrize(
+    "answer", NOT_APPROVALS, ids=lambda a: "object()" if type(a) is object else repr(a)
+)  # the same id in every pytest-xdist worker: no address in it
 @pytest.mark.parametrize("asynchronous", [False, True], ids=["sync", "async"])
 def test_anything_but_an_explicit_approval_denies(answer: Any, asynchronous: bool):
     registry, ran = registry_answering(answer, asynchronous=asynchronous)
