@@ -1,8 +1,9 @@
 """Commands that see attached MCP servers' tools: connect, run the command's body, disconnect.
 
-``list``, ``call`` and ``export`` show or call the tools of ``via: client``
+``list``, ``export`` and ``lint`` show or check the tools of ``via: client``
 servers next to local ones, so they connect first (all servers at once,
-each bounded by ``--connect-timeout``); a server that fails is reported on
+each bounded by ``--connect-timeout``); ``call`` connects only the server
+its tool needs, if any; a server that fails is reported on
 standard error and left out, like at run time. ``--offline`` skips
 connecting. Imports ``mcp`` only when a manifest declares such a server.
 """
@@ -14,7 +15,7 @@ import sys
 TYPE_CHECKING = False  # `typing` costs ~3 ms to import; mypy treats this name as True
 if TYPE_CHECKING:
     import argparse
-    from collections.abc import Callable
+    from collections.abc import Callable, Collection
     from typing import Any, TypeVar
 
     from tooldeck._registry import ToolRegistry
@@ -57,6 +58,8 @@ def with_attached(
     registry: ToolRegistry,
     args: argparse.Namespace,
     body: Callable[[McpAttachment | None], T],
+    *,
+    only: Collection[str] | None = None,
 ) -> T:
     """Run ``body`` with the client-side servers attached; returns what it returns.
 
@@ -68,15 +71,24 @@ def with_attached(
     before ``body`` runs, ``initialize_on_startup: false`` ones included: a
     command shows all the tools it can. The servers are stopped however the
     command ends: normally, with an error, or interrupted (Ctrl-C, SIGTERM).
+    ``only`` names the servers the command needs (``call`` of one tool): the
+    others are not started at all.
     """
-    if args.offline or not client_servers(registry):
+    wanted = [
+        spec
+        for spec in registry.mcp_servers()
+        if spec.via == "client" and (only is None or spec.name in only)
+    ]
+    if args.offline or not wanted:
         return body(None)
     import asyncio
 
     async def attached() -> T:
         from tooldeck.mcp._attachapi import attach_servers
 
-        async with attach_servers(registry, connect_timeout=args.connect_timeout) as attachment:
+        async with attach_servers(
+            registry, wanted, connect_timeout=args.connect_timeout
+        ) as attachment:
             await attachment.ensure_fresh()
             report_health(attachment)
             return await _in_daemon_thread(lambda: body(attachment))

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from tooldeck._policies import ApprovalRequest, Decision
+    from tooldeck._registry import ToolRegistry
 
 
 __all__ = ["add_arguments", "run"]
@@ -77,6 +78,21 @@ class TerminalApprover:
         return Decision.deny("the user declined at the terminal")
 
 
+def _servers_needed(registry: ToolRegistry, name: str) -> list[str] | None:
+    """The attached servers a call of ``name`` needs: none for a local tool, the owner of
+    a ``use:`` entry, all of them (None) for a name only a server's listing can have.
+
+    A local tool keeps its name whatever the servers list (tooldeck._shadowing),
+    so calling one starts no server: 0.3 s instead of seconds per server.
+    """
+    use = registry.tool_use(name)
+    if use is not None:
+        return [use.server]
+    if registry.get_tool(name) is not None:
+        return []
+    return None
+
+
 def run(args: argparse.Namespace) -> int:
     terminal = TerminalApprover()
     loaded = load(args, approve=(lambda _: True) if args.yes else terminal)
@@ -86,7 +102,12 @@ def run(args: argparse.Namespace) -> int:
 
     registry = loaded.registry
     with registry:  # its worker threads end with the command, in-process too
-        result = with_attached(registry, args, lambda _: registry.call(args.name, args.args))
+        result = with_attached(
+            registry,
+            args,
+            lambda _: registry.call(args.name, args.args),
+            only=_servers_needed(registry, args.name),
+        )
     if result.ok:
         print(result.text)
         return EXIT_OK

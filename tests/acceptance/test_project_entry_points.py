@@ -266,3 +266,29 @@ def test_commands_refuse_an_empty_load(tmp_path, command):
     assert done.returncode == 1
     assert "no tool loaded from" in done.stderr
     assert "tooldeck list -v" in done.stderr
+
+
+# ------------------------------------------------------------------ only the work asked for
+def test_calling_a_local_tool_starts_no_attached_server(tmp_path):
+    """Each ``via: client`` server would leave a marker file when started."""
+    marker = tmp_path / "started"
+    starts = (
+        "import pathlib, sys; pathlib.Path(sys.argv[1]).joinpath(sys.argv[2]).touch(); "
+        "sys.stdin.read()"
+    )
+    servers = "".join(
+        f"  - name: s{index}\n    via: client\n"
+        f"    command: {json.dumps([sys.executable, '-c', starts, str(marker), f's{index}'])}\n"
+        for index in range(2)
+    )
+    marker.mkdir()
+    (tmp_path / "tools.yaml").write_text(GOOD + "mcp_servers:\n" + servers)
+    done = _run(
+        "call", "info", "--args", '{"path": "tools.yaml"}', "-m", "tools.yaml", cwd=tmp_path
+    )
+    assert done.returncode == 0, done.stderr
+    assert '"size"' in done.stdout or "tools.yaml" in done.stdout
+    assert sorted(p.name for p in marker.iterdir()) == []  # neither server was started
+    listed = _run("list", "--connect-timeout", "3", "-m", "tools.yaml", cwd=tmp_path)
+    assert sorted(p.name for p in marker.iterdir()) == ["s0", "s1"]  # list shows all, so starts all
+    assert "info" in listed.stdout
