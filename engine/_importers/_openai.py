@@ -23,7 +23,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from tooldeck._errors import RegistrationError
-from tooldeck._importers._fragments import MAX_SCHEMA_DEPTH, Unsupported, schema_depth
+from tooldeck._importers._fragments import DRAFTS, MAX_SCHEMA_DEPTH, Unsupported, schema_depth
 from tooldeck._importers._pointers import move_pointed
 from tooldeck._importers._problems import ImportProblem, Severity
 from tooldeck._importers._reading import RawEntry, read_entries
@@ -321,6 +321,8 @@ class _Definition:
         for name in schema:
             if name in _ROOT_KEYS or name in _DEFS_KEYS:
                 continue
+            if name == "$schema" and schema[name] in DRAFTS:
+                continue  # its idioms are rewritten to 2020-12 (TD508): dropping it is a no-op
             self.report(
                 "TD506",
                 f"{name!r} at the root of {key} has no place in a manifest; not carried over",

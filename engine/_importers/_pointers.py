@@ -95,6 +95,9 @@ _ONE = frozenset(
 _LISTS = frozenset({"anyOf", "oneOf", "allOf", "prefixItems", "items"})
 _MAPS = frozenset({"properties", "patternProperties", "dependentSchemas", *_DEFS_KEYS})
 _SCHEMA_KEYS = _ONE | _LISTS | _MAPS
+_ANNOTATIONS = ("description",)
+"""Kept next to the ``$ref`` that replaces a moved schema: an annotation changes no
+validation, and a parameter's description belongs to its manifest entry."""
 
 
 def _children(node: Mapping[str, Any]) -> list[tuple[Pointer, Any]]:
@@ -183,7 +186,8 @@ def _rewrite(
         if name not in moved:
             moved[name] = None  # claimed first: a target reached twice is moved once
             moved[name] = _rewrite(node, at, names, refs, moved, top=True)
-        return {"$ref": f"#/$defs/{name}"}
+        kept = {k: node[k] for k in _ANNOTATIONS if isinstance(node, dict) and k in node}
+        return {"$ref": f"#/$defs/{name}", **kept}  # annotations stay where people read them
     if not isinstance(node, dict):
         return copy.deepcopy(node)
     out = {

@@ -138,8 +138,8 @@ def test_gemini_unrolls_recursive_refs_and_says_where_it_cut():
     (warning,) = found
     assert (warning.kind, warning.provider, warning.name) == ("schema_changed", "gemini", "tree")
     assert str(warning).startswith(
-        "tool 'tree' (gemini): #/properties/root/properties/children/items/properties/children/items: "
-        "the recursive $ref #/$defs/Node is unrolled 2 levels"
+        "tool 'tree' (gemini): #/properties/root/properties/children/items/properties/children"
+        "/items: the recursive $ref #/$defs/Node is unrolled 2 levels"
     )
     assert "the optional property 'children' is left out" in str(warning)
 
