@@ -512,7 +512,8 @@ def test_root_keywords_without_a_place_are_reported() -> None:
     result = import_openai(one(parameters))
     assert len(result.tools) == 1
     paths = sorted(p.path for p in result.problems)
-    assert paths == ["parameters.$schema", "parameters.required", "parameters.title"]
+    # a known draft's $schema is not reported: its idioms are rewritten to 2020-12
+    assert paths == ["parameters.required", "parameters.title"]
     assert {p.code for p in result.problems} == {"TD506"}
     # the open root is counted in the file's TD516 (test_importers_catalogs.py)
     assert "TD516" in [p.code for p in _import_openai(one(parameters)).problems]
