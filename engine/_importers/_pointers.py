@@ -58,7 +58,7 @@ def move_pointed(schema: Mapping[str, Any], key: str, note: Note) -> dict[str, A
             taken.add(names[target])
     refs = {ref: f"#/$defs/{names[t]}" for ref in pointers if (t := _parse(ref)) is not None}
     moved: dict[str, Any] = {}
-    out = _rewrite(schema, (), names, refs, moved, top=True)
+    out: dict[str, Any] = _rewrite(schema, (), names, refs, moved, top=True)
     if () in names:  # "#": the whole parameters object, kept at the root too
         whole = {k: v for k, v in schema.items() if k not in _DEFS_KEYS}
         moved[names[()]] = _rewrite(whole, (), names, refs, {}, top=True)
@@ -201,10 +201,11 @@ def _rewrite(
         out["$ref"] = refs[ref]
     for tokens, child in _children(node):
         rewritten = _rewrite(child, (*at, *tokens), names, refs, moved)
+        holder = out[tokens[0]]
         if len(tokens) == 1:
             out[tokens[0]] = rewritten
-        elif isinstance(out[tokens[0]], list):
-            out[tokens[0]][int(tokens[1])] = rewritten
+        elif isinstance(holder, list):
+            holder[int(tokens[1])] = rewritten
         else:
-            out[tokens[0]][tokens[1]] = rewritten
+            holder[tokens[1]] = rewritten
     return out
