@@ -348,6 +348,7 @@ class Walk:
             return [], False, False
         variants: list[dict[str, Any]] = []
         refused: list[Unfit] = []
+        nearest: list[dict[str, Any]] = []
         null = False
         for i, branch in enumerate(any_of):
             result = self.convert(branch, f"{where}/anyOf/{i}", refs, inherited=types)
@@ -358,6 +359,7 @@ class Walk:
                 if schema == {} and not types:
                     return [], False, False  # a branch taking anything: no limit at all
                 refused.extend(result.unfit)
+                nearest.append(schema)
                 continue
             if schema.get("nullable") and "type" not in schema and "anyOf" not in schema:
                 null = True
@@ -370,9 +372,11 @@ class Walk:
                 return [], null, False  # always satisfied next to the parent's own type
             variants.append(schema)
         variants = _unique(variants)
+        if not variants and refused:
+            unfit.extend(refused)  # nothing Gemini can take is left but null: unfit as a whole
+            return _unique(nearest), null, False
         if not variants and not null:
-            unfit.extend(refused)
-            return [], False, not refused
+            return [], False, True
         for place, why in refused:
             self.note(place, f"{why}; this alternative is left out of the declaration")
         return variants, null, False

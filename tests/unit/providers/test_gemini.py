@@ -164,3 +164,29 @@ def test_gemini_schema_names_the_tool_when_told():
 def test_gemini_schema_malformed_is_an_export_error(schema):
     with pytest.raises(ExportError, match="malformed"):
         gemini_schema(schema)
+
+
+def test_gemini_leaves_out_an_optional_free_form_object_and_keeps_a_required_one():
+    """pydantic's ``dict | None``: an object Gemini refuses (no properties) next to null."""
+    nullable_dict = {"anyOf": [{"type": "object", "additionalProperties": True}, {"type": "null"}]}
+    notes = []
+    converted = gemini_schema(
+        {
+            "type": "object",
+            "properties": {"meta": nullable_dict, "body": nullable_dict, "q": {"type": "string"}},
+            "required": ["body", "q"],
+        },
+        notes=notes,
+    )
+    assert converted["properties"] == {
+        "body": {"type": "object", "nullable": True},
+        "q": {"type": "string"},
+    }
+    assert [(where, why.split("; ")[1]) for where, why in notes] == [
+        (
+            "#/properties/meta/anyOf/0",
+            "the optional property 'meta' is left out of the declaration, so the model "
+            "cannot send it",
+        ),
+        ("#/properties/body/anyOf/0", "sent as it is, and Gemini may refuse the declaration"),
+    ]
