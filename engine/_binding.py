@@ -38,6 +38,7 @@ __all__ = [
     "CallEnv",
     "DefaultPlan",
     "Explainer",
+    "ExtraKeys",
     "MissingInjection",
     "PreparedTool",
 ]
@@ -100,6 +101,34 @@ class Explainer:
         return self._validator
 
 
+@dataclass(frozen=True, slots=True)
+class ExtraKeys:
+    """What an open tool (``additional_properties``) does with keys it does not declare.
+
+    The call is accepted, as its schema says, but an undeclared key must not
+    become what the handler did not ask for: the value of a parameter the
+    handler names but the tool does not declare (its own default would be
+    overridden), or of an injected one (``project_dir``, ``context`` ...). So
+    a key reaches the handler only through ``**kwargs`` (``passed``), and only
+    when no handler parameter or injection has its name (``blocked``); every
+    other undeclared key is dropped before approval, so an approver sees what
+    the handler will get.
+    """
+
+    declared: frozenset[str]
+    """The parameters the model may send (injected ones are not among them)."""
+    blocked: frozenset[str]
+    """Names an undeclared key may never take: handler parameters, injections."""
+    passed: bool
+    """The handler takes ``**kwargs``: undeclared keys that are not blocked reach it."""
+
+    def strip(self, arguments: dict[str, Any]) -> None:
+        """Drop the undeclared keys the handler must not receive (in place)."""
+        for key in [k for k in arguments if k not in self.declared]:
+            if not self.passed or key in self.blocked:
+                del arguments[key]
+
+
 @dataclass(frozen=True, slots=True, kw_only=True, eq=False)
 class PreparedTool:
     """A tool compiled for calling. Internal: the public face is :class:`ToolSpec`.
@@ -136,6 +165,9 @@ class PreparedTool:
     null_nested: NullPlan | None = None
     """Where a ``null`` means "not given" below the top level (nested objects, items,
     ``$ref`` definitions): :mod:`tooldeck._nulls`. None when there is no such place."""
+    extras: ExtraKeys | None = None
+    """For an open tool (``ToolSpec.additional_properties``): which undeclared keys reach
+    the handler. None for a closed tool, whose check refuses them."""
 
     def explain(self, arguments: Any) -> list[str]:
         """Every reason ``arguments`` fail this tool's schema, model-readable."""
@@ -156,7 +188,13 @@ class PreparedTool:
         return arguments
 
     def complete(self, arguments: dict[str, Any]) -> dict[str, Any]:
-        """Fill defaults (placeholders from earlier values); the arguments as approved."""
+        """Fill defaults (placeholders from earlier values); the arguments as approved.
+
+        An open tool first drops the undeclared keys its handler must not get
+        (:class:`ExtraKeys`).
+        """
+        if self.extras is not None:
+            self.extras.strip(arguments)
         for name, value, plan, check in self.defaults:
             if name in arguments:
                 continue

@@ -19,7 +19,7 @@ from typing import Any, Literal
 from tooldeck._binding import PreparedTool
 from tooldeck._errors import DuplicateToolError, RegistrationError
 from tooldeck._model import McpServerSpec, McpToolUse, PromptSpec, ToolSpec, WebSearchSpec
-from tooldeck._names import is_provider_safe, safe_name
+from tooldeck._names import provider_names
 from tooldeck._prompts import PreparedPrompt
 
 __all__ = [
@@ -89,6 +89,10 @@ class Snapshot:
     )
     tools: Mapping[str, PreparedTool] = field(default_factory=lambda: _NONE)
     aliases: Mapping[str, str] = field(default_factory=lambda: _NONE)
+    """Provider-safe name -> registered name, for names providers reject."""
+    safe_names: Mapping[str, str] = field(default_factory=lambda: _NONE)
+    """Registered name -> provider-safe name, the inverse of ``aliases``
+    (:func:`~tooldeck._names.provider_names`: the shortest free safe name)."""
 
     def table(self, kind: Kind) -> Mapping[str, Entry]:
         return self.tables[kind]
@@ -98,13 +102,14 @@ class Snapshot:
         tables = {kind: changed.get(kind, self.tables[kind]) for kind in KINDS}
         frozen = {kind: MappingProxyType(dict(table)) for kind, table in tables.items()}
         if "tool" not in changed:
-            return Snapshot(MappingProxyType(frozen), self.tools, self.aliases)
+            return Snapshot(MappingProxyType(frozen), self.tools, self.aliases, self.safe_names)
         tools = {name: entry.value for name, entry in frozen["tool"].items()}
-        aliases = {safe_name(n): n for n in tools if not is_provider_safe(n)}
+        safe = provider_names(tools)
         return Snapshot(
             MappingProxyType(frozen),
             MappingProxyType(tools),  # type: ignore[arg-type]
-            MappingProxyType(aliases),
+            MappingProxyType({alias: name for name, alias in safe.items()}),
+            MappingProxyType(safe),
         )
 
 

@@ -105,6 +105,12 @@ class ToolSpec:
     description: str
     handler: Callable[..., Any]
     params: tuple[ParamDescriptor, ...] = ()
+    additional_properties: bool = False
+    """Accept arguments not declared in ``params`` (the arguments object stays open, as a
+    JSON Schema object without ``additionalProperties`` is), instead of refusing the call.
+    They reach the handler only through its ``**kwargs``, never a parameter it names or an
+    injected value; a handler without ``**kwargs`` does not receive them. For a definition
+    imported from a catalogue whose author meant its parameters to be open."""
     input_schema: Mapping[str, Any] | None = None
     """For external tools (MCP, hand-written schemas): the whole arguments schema.
     When set, ``params`` is empty and the handler receives the arguments mapping."""

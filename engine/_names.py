@@ -16,26 +16,32 @@ Two rules, for two reasons:
 * :func:`safe_name`: OpenAI (and Anthropic, Gemini) accept
   ``^[a-zA-Z0-9_-]{1,64}$``. A name outside that is still registered
   (manifests may use dots or long names), with a warning, and exports show
-  :func:`safe_name` instead; the registry keeps the safe name as an alias so
-  calls coming back under it find the tool.
+  a safe name instead; the registry keeps it as an alias so calls coming
+  back under it find the tool. The safe name is the shortest one that is
+  free (``github.get_issue`` -> ``github_get_issue``): a model reads names,
+  so a hash is added only to break a real clash, with a registered name or
+  with another name of the same safe form (:func:`provider_names`).
 """
 
 from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Collection, Iterable
 
 __all__ = [
     "CONTROL",
     "PROVIDER_NAME",
     "is_provider_safe",
     "name_problem",
+    "provider_names",
     "remote_name_problem",
     "safe_name",
 ]
 
 PROVIDER_NAME = re.compile(r"[a-zA-Z0-9_-]{1,64}")
 _UNSAFE = re.compile(r"[^a-zA-Z0-9_-]+")
+_LONGEST = 64
 
 CONTROL = "\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069"
 """The characters no name may hold, as the body of a regular-expression class.
@@ -94,14 +100,37 @@ def is_provider_safe(name: str) -> bool:
     return PROVIDER_NAME.fullmatch(name) is not None
 
 
-def safe_name(name: str) -> str:
-    """``name`` itself when safe, else a sanitised name with a short stable hash.
+def safe_name(name: str, taken: Collection[str] = ()) -> str:
+    """``name`` itself when safe, else its safe form: other characters -> ``_``, 64 at most.
 
-    The hash of the original keeps two different unsafe names (``a.b`` and
-    ``a b``) from colliding on the same safe name.
+    When that form is in ``taken`` (names already used), a short stable hash
+    of ``name`` is added, so two different unsafe names (``a.b`` and ``a b``)
+    never share one.
     """
     if is_provider_safe(name):
         return name
+    stem = _UNSAFE.sub("_", name).strip("_") or "tool"
+    if stem[:_LONGEST] not in taken:
+        return stem[:_LONGEST]
     digest = hashlib.sha1(name.encode("utf-8")).hexdigest()[:8]
-    stem = _UNSAFE.sub("_", name).strip("_")[:55] or "tool"
-    return f"{stem}_{digest}"
+    return f"{stem[: _LONGEST - 9]}_{digest}"
+
+
+def provider_names(names: Iterable[str]) -> dict[str, str]:
+    """The safe name of each unsafe name in ``names`` (a registry's tools), clashes broken.
+
+    A name's plain safe form is used when no registered name has it and no
+    other unsafe name shares it; otherwise the hash is added to every name
+    that shares it, so the result does not depend on the order of ``names``.
+    """
+    every = set(names)
+    unsafe = sorted(n for n in every if not is_provider_safe(n))
+    forms: dict[str, list[str]] = {}
+    for name in unsafe:
+        forms.setdefault(safe_name(name), []).append(name)
+    out: dict[str, str] = {}
+    for form, owners in forms.items():
+        clash = len(owners) > 1 or form in every
+        for name in owners:
+            out[name] = safe_name(name, taken=every | {form}) if clash else form
+    return out

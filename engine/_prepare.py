@@ -27,6 +27,7 @@ from tooldeck._binding import (
     TEMPLATE,
     DefaultPlan,
     Explainer,
+    ExtraKeys,
     PreparedTool,
 )
 from tooldeck._convert import converter_for
@@ -36,7 +37,7 @@ from tooldeck._jsontypes import Checker, show_json
 from tooldeck._model import ToolSpec
 from tooldeck._names import name_problem
 from tooldeck._nulls import null_plan, optional_non_null
-from tooldeck._params import ParamDescriptor
+from tooldeck._params import INJECTABLE, ParamDescriptor
 from tooldeck._regex import PatternError
 from tooldeck._results import ResultShaper
 from tooldeck._schema import tool_input_schema
@@ -65,11 +66,22 @@ def prepare_tool(spec: ToolSpec) -> PreparedTool:
         "shaper": _shaper(spec),
     }
     if spec.input_schema is not None:
+        if spec.additional_properties:
+            raise RegistrationError(
+                "additional_properties applies to declared params; an input_schema says "
+                "whether it is open itself (its additionalProperties)",
+                tool_name=spec.name,
+                code="TD104",
+            )
         return _prepare_external(spec, signature, common)
-    schema = tool_input_schema(spec.params, tool_name=spec.name)
+    schema = tool_input_schema(
+        spec.params, tool_name=spec.name, additional_properties=spec.additional_properties
+    )
     root_defs = schema.get("$defs")
     try:
-        check = compile_object_checker(spec.params, root_defs=root_defs)
+        check = compile_object_checker(
+            spec.params, root_defs=root_defs, open_keys=spec.additional_properties
+        )
     except PatternError as exc:
         raise RegistrationError(
             f"invalid pattern: {exc}",
@@ -114,6 +126,28 @@ def prepare_tool(spec: ToolSpec) -> PreparedTool:
         pass_mapping=False,
         mapping_name="",
         explainer=Explainer(schema),
+        extras=_extra_keys(spec, profile, binding) if spec.additional_properties else None,
+    )
+
+
+def _extra_keys(
+    spec: ToolSpec, profile: _HandlerProfile | None, binding: _HandlerBinding
+) -> ExtraKeys:
+    """Where an open tool's undeclared keys may go (see :class:`ExtraKeys`).
+
+    The names tooldeck injects (``project_dir``, ``context`` ...) are never
+    passed, even to a handler that does not ask for them: a ``**kwargs``
+    handler may read them as trusted. Without a signature to read (a
+    builtin), nothing is passed: the handler may not take them.
+    """
+    named = frozenset(profile.params) if profile is not None else frozenset()
+    return ExtraKeys(
+        declared=frozenset(p.name for p in spec.params if p.injected is None),
+        blocked=named
+        | frozenset(INJECTABLE)
+        | frozenset(p.name for p in spec.params)
+        | frozenset(name for name, _ in binding.injections),
+        passed=profile is not None and profile.takes_kwargs,
     )
 
 

@@ -331,8 +331,18 @@ class ToolRegistry(RegistrationShortcuts, CallDispatch):
         return entry.schema
 
     def safe_name(self, name: str) -> str:
-        """The name to show providers: the name itself when they accept it."""
-        return safe_name(name)
+        """The name to show providers: the name itself when they accept it.
+
+        Otherwise the shortest safe form that no other tool has
+        (``github.get_issue`` -> ``github_get_issue``), with a short hash only
+        when another registered name has that form too; calls under it find
+        the tool. For a name not registered, the form it would get now.
+        """
+        snap = self._snapshot
+        found = snap.safe_names.get(name)
+        if found is not None or name in snap.tools:
+            return found or name
+        return safe_name(name, taken=snap.tools.keys())
 
     def __contains__(self, name: object) -> bool:
         return isinstance(name, str) and self._resolve(name) is not None
@@ -412,7 +422,7 @@ class ToolRegistry(RegistrationShortcuts, CallDispatch):
             return
         message = (
             f"tool name {name!r} is rejected by providers (allowed: letters, digits, "
-            f"_ and -, at most 64); exports use {safe_name(name)!r}"
+            f"_ and -, at most 64); exports use {self.safe_name(name)!r}"
         )
         with self._lock:
             if any(d.tool_name == name and d.code == "TD120" for d in self._diagnostics):

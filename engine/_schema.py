@@ -26,11 +26,15 @@ def tool_input_schema(
     *,
     tool_name: str | None = None,
     nested: bool = False,
+    additional_properties: bool = False,
 ) -> dict[str, Any]:
     """The object schema a model fills in to call a tool with ``params``.
 
     Injected parameters are left out at the top level; ``nested=True`` is for
-    an object parameter's fields, which are never injected.
+    an object parameter's fields, which are never injected. The object is
+    closed (``additionalProperties: false``) unless ``additional_properties``
+    (:attr:`ToolSpec.additional_properties <tooldeck.ToolSpec.additional_properties>`),
+    which says ``true`` explicitly, so every provider sees the choice.
     """
     properties: dict[str, Any] = {}
     required: list[str] = []
@@ -59,7 +63,7 @@ def tool_input_schema(
     schema: dict[str, Any] = {"type": "object", "properties": properties}
     if required:
         schema["required"] = required
-    schema["additionalProperties"] = False
+    schema["additionalProperties"] = additional_properties
     if defs:
         schema["$defs"] = dict(sorted(defs.items()))
     return schema

@@ -109,8 +109,13 @@ def compile_object_checker(
     *,
     root_defs: Mapping[str, Any] | None = None,
     nested: bool = False,
+    open_keys: bool = False,
 ) -> Checker:
-    """Check a whole arguments object: known keys only, required present, each valid."""
+    """Check a whole arguments object: known keys only, required present, each valid.
+
+    ``open_keys`` accepts keys no parameter declares (with any value), as an
+    object schema with ``additionalProperties: true`` does.
+    """
     visible = [p for p in params if nested or p.injected is None]
     checks = {p.name: compile_checker(p, root_defs=root_defs) for p in visible}
     required = frozenset(p.name for p in visible if p.required)
@@ -122,7 +127,11 @@ def compile_object_checker(
         try:  # free in CPython 3.11 unless raised; odd Python values must not escape
             for key, value in args.items():
                 test = get(key)
-                if test is None or not test(value):
+                if test is None:
+                    if open_keys:
+                        continue
+                    return False
+                if not test(value):
                     return False
         except Exception:
             return False  # explain() says what is wrong

@@ -28,6 +28,7 @@ from tooldeck._importers._problems import Severity
 from tooldeck._params import JSON_TYPES, TYPE_ALIASES
 
 __all__ = [
+    "DRAFTS",
     "FOREIGN_TYPES",
     "MAX_SCHEMA_DEPTH",
     "FragmentWriter",
@@ -57,6 +58,15 @@ FOREIGN_TYPES: Mapping[str, str] = {
 }
 """Java and JavaScript type names found in real catalogues (BFCL's Java and JavaScript
 sets), mapped as the Berkeley leaderboard itself maps them to OpenAPI types."""
+
+DRAFTS = frozenset(
+    f"{scheme}://json-schema.org/{draft}/schema{end}"
+    for scheme in ("http", "https")
+    for draft in ("draft-04", "draft-06", "draft-07", "draft/2019-09", "draft/2020-12")
+    for end in ("", "#")
+)
+"""``$schema`` values whose idioms the import rewrites to 2020-12 (TD508): dropping the
+keyword then changes nothing, so it is not reported."""
 
 _ONE_SCHEMA = frozenset(
     {
@@ -196,7 +206,10 @@ class FragmentWriter:
             elif key == "$ref":
                 out[key] = self.ref(value, where)
             elif key == "$schema":
-                self.note("TD506", Severity.WARNING, "$schema inside a parameter dropped", where)
+                if value not in DRAFTS:  # a known draft's idioms are rewritten to 2020-12
+                    self.note(
+                        "TD506", Severity.WARNING, "$schema inside a parameter dropped", where
+                    )
             elif key == "required" and isinstance(value, bool):
                 pass  # draft-03: the parent object collects it below
             elif key in ("exclusiveMinimum", "exclusiveMaximum") and isinstance(value, bool):

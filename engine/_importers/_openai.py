@@ -23,7 +23,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from tooldeck._errors import RegistrationError
-from tooldeck._importers._fragments import MAX_SCHEMA_DEPTH, Unsupported, schema_depth
+from tooldeck._importers._fragments import DRAFTS, MAX_SCHEMA_DEPTH, Unsupported, schema_depth
+from tooldeck._importers._pointers import move_pointed
 from tooldeck._importers._problems import ImportProblem, Severity
 from tooldeck._importers._reading import RawEntry, read_entries
 from tooldeck._importers._result import ImportedTool, ImportResult
@@ -73,7 +74,38 @@ def import_openai(text: str, *, source: str = "<input>") -> ImportResult:
     if readable and not entries:
         result.problems.append(ImportProblem(code="TD500", message="no tool definitions found"))
         result.readable = False
+    _report_opened(result)
     return result
+
+
+_SHOWN = 5
+"""How many tool names the TD516 summary lists."""
+
+
+def _report_opened(result: ImportResult) -> None:
+    """One TD516 per input: how many tools were open in the source and are closed now.
+
+    JSON Schema leaves an object open unless it says ``additionalProperties:
+    false``, and most catalogues never say it; tooldeck closes a tool's
+    arguments, so a call with an undeclared key that the source accepted is
+    refused. Per file rather than per definition, since it concerns most of them.
+    """
+    opened = [tool.name for tool in result.tools if tool.opened]
+    if not opened:
+        return
+    names = ", ".join(opened[:_SHOWN]) + (
+        f" and {len(opened) - _SHOWN} more" if len(opened) > _SHOWN else ""
+    )
+    result.problems.append(
+        ImportProblem(
+            code="TD516",
+            message=f"{len(opened)} of {len(result.tools)} tools accept undeclared arguments in "
+            "the source (no additionalProperties: false at the root of their parameters) and "
+            f"are imported closed, so tooldeck refuses a call with one ({names}); add "
+            "additional_properties: true to a tool that should stay open",
+            severity=Severity.WARNING,
+        )
+    )
 
 
 def _accept_any(**arguments: Any) -> None:
@@ -87,6 +119,8 @@ class _Definition:
         self.entry = entry
         self.problems = problems
         self.name: str | None = None
+        self.opened = False
+        """The root of the parameters accepts undeclared keys (absent or true)."""
         self._noted: set[tuple[str, str, str]] = set()
 
     def report(
@@ -141,13 +175,23 @@ class _Definition:
             description=description or "",
             params=params,
             options=options,
-            source=schema if isinstance(schema, dict) else {},
+            source=schema if isinstance(schema, dict) else None,
             line=self.entry.line,
         )
         problem = unwritable({"name": name, "description": tool.description, "params": params})
         if problem is not None:
             self.report("TD504", problem)
             return None
+        tool.opened = self.opened and schema is not None  # no parameters: takes none
+        if not tool.description.strip():
+            what = "no description" if description is None else "an empty description"
+            self.report(
+                "TD515",
+                f"the definition has {what}, so the model sees only the tool's name; write one "
+                "in the manifest (tooldeck lint reports TD401 until then)",
+                Severity.WARNING,
+                "description" if description is not None else "",
+            )
         return tool
 
     def _function(self, value: dict[str, Any]) -> dict[str, Any] | None:
@@ -214,6 +258,11 @@ class _Definition:
         if schema_depth(schema, MAX_SCHEMA_DEPTH) > MAX_SCHEMA_DEPTH:
             self.report("TD504", f"{key} nest deeper than {MAX_SCHEMA_DEPTH} levels", path=key)
             return None
+        try:
+            schema = move_pointed(schema, key, self.note)
+        except Unsupported as exc:
+            self.report("TD504", exc.message, path=f"{key}.{exc.path}")
+            return None
         defs = self._defs(schema, key)
         mapper = SchemaMapper(defs or {}, self.note)
         kind = mapper.types(schema.get("type", "object"), key)
@@ -272,18 +321,23 @@ class _Definition:
         for name in schema:
             if name in _ROOT_KEYS or name in _DEFS_KEYS:
                 continue
+            if name == "$schema" and schema[name] in DRAFTS:
+                continue  # its idioms are rewritten to 2020-12 (TD508): dropping it is a no-op
             self.report(
                 "TD506",
                 f"{name!r} at the root of {key} has no place in a manifest; not carried over",
                 Severity.WARNING,
                 f"{key}.{name}",
             )
-        extra = schema.get("additionalProperties", False)
-        if extra is not False:
+        extra = schema.get("additionalProperties", True)
+        if extra is True:
+            self.opened = True  # counted for the file's TD516
+        elif extra is not False:
             self.report(
                 "TD506",
-                "additionalProperties at the root is not carried over: tooldeck accepts only "
-                "the declared parameters",
+                "additionalProperties at the root is a schema for undeclared arguments, which a "
+                "manifest has no place for; imported closed: tooldeck accepts only the declared "
+                "parameters",
                 Severity.WARNING,
                 f"{key}.additionalProperties",
             )

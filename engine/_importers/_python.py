@@ -130,6 +130,18 @@ def _tool(
     if problem is not None:
         skip(problem)
         return None
+    if not description.strip():
+        result.problems.append(
+            ImportProblem(
+                code="TD515",
+                message=f"{module}:{attribute} has no docstring, so the tool has no "
+                "description and the model sees only its name; write one (tooldeck lint "
+                "reports TD401 until then)",
+                severity=Severity.WARNING,
+                index=index,
+                name=name,
+            )
+        )
     return ImportedTool(
         index=index,
         name=name,

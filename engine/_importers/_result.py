@@ -32,9 +32,13 @@ class ImportedTool:
     handler: str | None = None
     """``module:function``; set by :func:`~tooldeck._importers.assign_handlers` for JSON imports."""
     source: Mapping[str, Any] | None = None
-    """The definition's original parameters schema (JSON imports), for comparisons."""
+    """The definition's original parameters schema (JSON imports), for comparisons;
+    None when it has none."""
     line: int | None = None
     """1-based line of the definition in the input, when known (JSONL)."""
+    opened: bool = False
+    """The source left its parameters open (root ``additionalProperties`` absent or true):
+    imported closed, as tooldeck's default is, and counted in the file's TD516."""
 
 
 @dataclass

@@ -313,6 +313,7 @@ class _Builder:
                 description=description if description is not None else describe_handler(handler),
                 handler=handler,
                 params=params,
+                additional_properties=entry.get("additional_properties", False),
                 bundle=self.bundle.name,
                 origin=self.locate(path),
                 **options,

@@ -60,6 +60,10 @@ def build_use(
     for key, why in (
         ("handler", "a tool has either a handler or use:, not both"),
         ("params", "with use:, the server's schema gives the parameters; reshape them with args"),
+        (
+            "additional_properties",
+            "with use:, the server's schema says whether undeclared arguments are accepted",
+        ),
     ):
         if key in entry:
             builder.report((*path, key), "TD117", why, tool=name)

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tooldeck._diagnostics import Diagnostic, Severity
-from tooldeck._names import is_provider_safe, safe_name
+from tooldeck._names import is_provider_safe
 from tooldeck._registry import ToolRegistry
 from tooldeck.manifest._build import Bundle
 from tooldeck.manifest._lintsignature import check_signatures
@@ -231,7 +231,7 @@ def _unsafe_name(ctx: LintContext) -> Iterator[Diagnostic]:
                 where,
                 "TD120",
                 f"tool name {spec.name!r} is rejected by "
-                f"providers; exports will use {safe_name(spec.name)!r}",
+                f"providers; exports will use {ctx.registry.safe_name(spec.name)!r}",
                 spec.name,
             )
 
@@ -279,7 +279,7 @@ def _token_budget(ctx: LintContext) -> Iterator[Diagnostic]:
         for spec in bundle.tools:
             schema = spec.input_schema or tool_input_schema(spec.params, tool_name=spec.name)
             definition = {
-                "name": safe_name(spec.name),
+                "name": ctx.registry.safe_name(spec.name),
                 "description": spec.description,
                 "input_schema": schema,
             }

@@ -88,6 +88,9 @@ class Exporter:
     hosted: Hosted | None = None
     strict_mode: bool = False
     """The provider has a strict mode (``strict`` can be True)."""
+    notes: Callable[[dict[str, Any]], list[tuple[str, str]]] | None = None
+    """``(path, message)`` for each place of a schema the provider's dialect cannot say
+    exactly (Gemini); each becomes a ``"schema_changed"`` warning naming the tool."""
 
 
 EXPORTERS: Mapping[str, Exporter] = MappingProxyType(
@@ -97,7 +100,7 @@ EXPORTERS: Mapping[str, Exporter] = MappingProxyType(
         ),
         "openai-chat": Exporter(openai.chat_tool, strict_mode=True),
         "anthropic": Exporter(anthropic.anthropic_tool),
-        "gemini": Exporter(gemini.gemini_tool),
+        "gemini": Exporter(gemini.gemini_tool, notes=gemini.gemini_notes),
         "mcp": Exporter(mcp.mcp_tool),
     }
 )
@@ -125,13 +128,15 @@ class ExportWarning:
     """Something an export could not send as declared; the definitions went out anyway.
 
     ``kind`` is ``"not_strict"`` (a tool sent without strict mode because its
-    schema cannot be expressed in it) or ``"left_out"`` (a hosted entry the
-    provider cannot take). ``name`` is the tool's registered name, ``web_search``
-    or the MCP server's name. ``str(warning)`` is the message (redacted
-    when the export was).
+    schema cannot be expressed in it), ``"left_out"`` (a hosted entry the
+    provider cannot take) or ``"schema_changed"`` (a place of a tool's schema
+    the provider's dialect cannot say, sent tighter, looser or as it is:
+    Gemini; the message names the tool and the path). ``name`` is the tool's
+    registered name, ``web_search`` or the MCP server's name.
+    ``str(warning)`` is the message (redacted when the export was).
     """
 
-    kind: Literal["not_strict", "left_out"]
+    kind: Literal["not_strict", "left_out", "schema_changed"]
     provider: str
     name: str
     message: str
@@ -199,7 +204,9 @@ def export_tools(
         raise ExportError(redact(exc.message), provider=provider) from None
     found: list[ExportWarning] = []
 
-    def warn(kind: Literal["not_strict", "left_out"], name: str, message: str) -> None:
+    def warn(
+        kind: Literal["not_strict", "left_out", "schema_changed"], name: str, message: str
+    ) -> None:
         text = message if redact is None else redact(message)
         found.append(ExportWarning(kind, provider, name, text))
 
@@ -230,6 +237,14 @@ def export_tools(
                     provider=provider,
                     tool_name=spec.name,
                 ) from None
+            if exporter.notes is not None:
+                schema = object_root(copy.deepcopy(registry.input_schema(spec.name)))
+                for where, note in exporter.notes(schema):
+                    warn(
+                        "schema_changed",
+                        spec.name,
+                        f"tool {spec.name!r} ({provider}): {where}: {note}",
+                    )
         out.append(definition)
     if include_hosted:
         servers = selection.mcp_servers

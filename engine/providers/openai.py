@@ -252,6 +252,11 @@ def _strict(
     if "object" in types:
         properties = out.get("properties")
         extra = out.get("additionalProperties")
+        if properties and extra is True:
+            raise ExportError(
+                f"{where}: an open object (additionalProperties: true) cannot be strict; "
+                "strict mode accepts only the declared properties"
+            )
         if extra not in (None, False) or (properties is None and extra is None):
             raise ExportError(
                 f"{where}: a free-form object cannot be strict; declare its properties"

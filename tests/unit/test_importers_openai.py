@@ -26,11 +26,11 @@ from tooldeck._importers import (
     ImportResult,
     Severity,
     assign_handlers,
-    import_openai,
     python_identifier,
     render_manifest,
     render_stubs,
 )
+from tooldeck._importers import import_openai as _import_openai
 from tooldeck._importers._fragments import MAX_SCHEMA_DEPTH
 from tooldeck._importers._reading import MAX_DEFINITIONS
 
@@ -46,6 +46,18 @@ WEATHER = {
         "required": ["city"],
     },
 }
+
+
+def import_openai(text: str, *, source: str = "<input>") -> ImportResult:
+    """The real import, less the reports these tests are not about.
+
+    TD516 (the source's open roots, imported closed: nearly every definition
+    here leaves its root open) and TD515 (no description) are tested in
+    test_importers_catalogs.py, with the hostile corpus they come from.
+    """
+    result = _import_openai(text, source=source)
+    result.problems = [p for p in result.problems if p.code not in ("TD515", "TD516")]
+    return result
 
 
 def one(parameters: dict[str, Any], **extra: Any) -> str:
@@ -500,13 +512,11 @@ def test_root_keywords_without_a_place_are_reported() -> None:
     result = import_openai(one(parameters))
     assert len(result.tools) == 1
     paths = sorted(p.path for p in result.problems)
-    assert paths == [
-        "parameters.$schema",
-        "parameters.additionalProperties",
-        "parameters.required",
-        "parameters.title",
-    ]
+    # a known draft's $schema is not reported: its idioms are rewritten to 2020-12
+    assert paths == ["parameters.required", "parameters.title"]
     assert {p.code for p in result.problems} == {"TD506"}
+    # the open root is counted in the file's TD516 (test_importers_catalogs.py)
+    assert "TD516" in [p.code for p in _import_openai(one(parameters)).problems]
 
 
 def test_a_parameter_named_project_dir_is_flagged() -> None:

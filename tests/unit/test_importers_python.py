@@ -224,6 +224,28 @@ def test_a_function_the_engine_refuses_is_skipped_the_others_written(module: Any
     assert result.exit_code() == 1
 
 
+def test_a_function_without_a_docstring_is_imported_with_a_warning(module: Any) -> None:
+    name = module(
+        "orders_terse",
+        """
+        def described(x: int) -> int:
+            \"\"\"Double a number.\"\"\"
+            return 2 * x
+
+
+        def terse(x: int) -> int:
+            return x
+        """,
+    )
+    result = import_python(name)
+    assert [t.name for t in result.tools] == ["described", "terse"]
+    (problem,) = result.problems
+    assert (problem.code, problem.severity, problem.name) == ("TD515", Severity.WARNING, "terse")
+    assert problem.message.startswith(f"{name}:terse has no docstring")
+    assert "TD401" in problem.message
+    assert result.exit_code() == 0
+
+
 @pytest.mark.parametrize(
     ("source", "name", "message"),
     [

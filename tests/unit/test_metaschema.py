@@ -257,7 +257,8 @@ def test_tool_lists_every_tool_option() -> None:
     tool = SCHEMA["$defs"]["Tool"]["properties"]
     options = SCHEMA["$defs"]["ToolOptions"]["properties"]
     assert set(options) <= set(tool)
-    assert set(tool) - set(options) == {"name", "description", "handler", "use", "args", "params"}
+    shape = {"name", "description", "handler", "use", "args", "params", "additional_properties"}
+    assert set(tool) - set(options) == shape
 
 
 def test_param_items_excludes_what_only_a_named_parameter_has() -> None:

@@ -94,19 +94,34 @@ def test_unsafe_names_warn_and_resolve_through_safe_name():
     (diagnostic,) = registry.diagnostics
     assert diagnostic.severity is Severity.WARNING
     assert diagnostic.code == "TD120"
-    alias = safe_name("files.read")
-    assert alias != "files.read"
-    assert alias.startswith("files_read_")
+    alias = registry.safe_name("files.read")
+    assert alias == "files_read"
     assert registry.call(alias, {"text": "hi"}).text == "hi"
     assert registry.get_tool(alias).name == "files.read"
     assert registry.remove_tool(alias)
 
 
 def test_safe_names_are_distinct_and_bounded():
-    assert safe_name("a.b") != safe_name("a b")
+    assert safe_name("a.b", taken={"a_b"}) != safe_name("a b", taken={"a_b"})
     long = safe_name("x" * 100)
-    assert len(long) <= 64
+    assert long == "x" * 64
+    assert len(safe_name("x" * 100, taken={long})) == 64
     assert safe_name("ok_name-1") == "ok_name-1"
+
+
+def test_a_safe_name_is_the_shortest_free_one_with_a_hash_only_on_a_clash():
+    registry = ToolRegistry()
+    for name in ("github.get_issue", "a.b", "a b", "files.read", "files_read"):
+        registry.add_tool(name, "Read.", echo)
+    assert registry.safe_name("github.get_issue") == "github_get_issue"
+    clashing = {registry.safe_name(n) for n in ("a.b", "a b", "files.read")}
+    assert len(clashing) == 3
+    assert all(len(n) == len("a_b_") + 8 or n.startswith("files_read_") for n in clashing)
+    assert registry.safe_name("files_read") == "files_read"
+    for name in ("github.get_issue", "a.b", "a b", "files.read"):
+        assert registry.get_tool(registry.safe_name(name)).name == name
+    registry.remove_tool("files_read")
+    assert registry.safe_name("files.read") == "files_read"
 
 
 def test_decorator_registration():

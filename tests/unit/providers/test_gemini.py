@@ -114,7 +114,7 @@ def test_gemini_schema_conversions():
     assert converted["required"] == ["level"]  # only declared properties
 
 
-def test_gemini_refuses_recursive_refs():
+def test_gemini_unrolls_recursive_refs_and_says_where_it_cut():
     registry = ToolRegistry()
     tree = {
         "type": "object",
@@ -122,17 +122,26 @@ def test_gemini_refuses_recursive_refs():
         "$defs": {
             "Node": {
                 "type": "object",
-                "properties": {"children": {"type": "array", "items": {"$ref": "#/$defs/Node"}}},
+                "properties": {
+                    "name": {"type": "string"},
+                    "children": {"type": "array", "items": {"$ref": "#/$defs/Node"}},
+                },
             }
         },
     }
     registry.add_external_tool("tree", "Walk a tree.", tree, ping)
     assert export_tools(registry, "anthropic")  # other providers take $ref as-is
-    with pytest.raises(ValueError, match=r"tool 'tree'.*recursive"):
-        export_tools(registry, "gemini")
-    with pytest.raises(ExportError, match=r"tool 'tree' \(gemini\).*recursive") as info:
-        export_tools(registry, "gemini")
-    assert (info.value.provider, info.value.tool_name) == ("gemini", "tree")
+    found = []
+    (declaration,) = export_tools(registry, "gemini", warnings=found)
+    node = declaration["parameters"]["properties"]["root"]
+    assert node["properties"]["children"]["items"]["properties"] == {"name": {"type": "string"}}
+    (warning,) = found
+    assert (warning.kind, warning.provider, warning.name) == ("schema_changed", "gemini", "tree")
+    assert str(warning).startswith(
+        "tool 'tree' (gemini): #/properties/root/properties/children/items/properties/children"
+        "/items: the recursive $ref #/$defs/Node is unrolled 2 levels"
+    )
+    assert "the optional property 'children' is left out" in str(warning)
 
 
 def test_gemini_schema_names_the_tool_when_told():
@@ -155,3 +164,29 @@ def test_gemini_schema_names_the_tool_when_told():
 def test_gemini_schema_malformed_is_an_export_error(schema):
     with pytest.raises(ExportError, match="malformed"):
         gemini_schema(schema)
+
+
+def test_gemini_leaves_out_an_optional_free_form_object_and_keeps_a_required_one():
+    """pydantic's ``dict | None``: an object Gemini refuses (no properties) next to null."""
+    nullable_dict = {"anyOf": [{"type": "object", "additionalProperties": True}, {"type": "null"}]}
+    notes = []
+    converted = gemini_schema(
+        {
+            "type": "object",
+            "properties": {"meta": nullable_dict, "body": nullable_dict, "q": {"type": "string"}},
+            "required": ["body", "q"],
+        },
+        notes=notes,
+    )
+    assert converted["properties"] == {
+        "body": {"type": "object", "nullable": True},
+        "q": {"type": "string"},
+    }
+    assert [(where, why.split("; ")[1]) for where, why in notes] == [
+        (
+            "#/properties/meta/anyOf/0",
+            "the optional property 'meta' is left out of the declaration, so the model "
+            "cannot send it",
+        ),
+        ("#/properties/body/anyOf/0", "sent as it is, and Gemini may refuse the declaration"),
+    ]
