@@ -172,7 +172,7 @@ def _project_handlers(paths: list[str | Path]) -> tuple[tuple[str, ...], list[Di
     nothing beyond ``tooldeck.handlers`` rather than a guessed allow-list.
     """
     from tooldeck._importpath import project_importable_last
-    from tooldeck.manifest._project import locate_project
+    from tooldeck.manifest._settings import locate_project
 
     settings = locate_project(paths)
     if settings is None:

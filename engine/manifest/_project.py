@@ -25,12 +25,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tooldeck._diagnostics import Diagnostic, SourceLocation
-from tooldeck.manifest._settings import ProjectSettings, find_project
+from tooldeck.manifest._settings import ProjectSettings, find_project, locate_project
 
 if TYPE_CHECKING:
     from tooldeck._registry import ToolRegistry
 
-__all__ = ["ProjectPlan", "load_project", "locate_project", "plan_project"]
+__all__ = ["ProjectPlan", "load_project", "plan_project"]
 
 
 @dataclass(frozen=True)
@@ -48,34 +48,6 @@ class ProjectPlan:
     folder (the current directory), then the project root."""
     diagnostics: tuple[Diagnostic, ...] = ()
     """TD240 problems of the settings, or of a default ``manifests`` folder linked outside."""
-
-
-def locate_project(
-    places: Iterable[str | os.PathLike[str] | None], *, start: Path | None = None
-) -> ProjectSettings | None:
-    """The settings of the nearest project above any of ``places``, else above ``start``.
-
-    ``places`` are the paths the caller named (the project directory first,
-    then the manifests); a file stands for its folder. ``start`` is the
-    current directory unless given.
-    """
-    seen: set[Path] = set()
-    for place in (*places, start or Path.cwd()):
-        if place is None:
-            continue
-        path = Path(place)
-        folder = path if path.is_dir() or not path.suffix else path.parent
-        try:
-            folder = folder.resolve()
-        except (OSError, RuntimeError):  # a symlink loop: nothing to find above it
-            continue
-        if folder in seen:
-            continue
-        seen.add(folder)
-        found = find_project(folder)
-        if found is not None:
-            return found
-    return None
 
 
 def plan_project(

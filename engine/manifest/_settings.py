@@ -27,7 +27,9 @@ echoed in diagnostics. A flag on the command line may still point anywhere.
 
 from __future__ import annotations
 
+import os
 import sys
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -35,7 +37,7 @@ from typing import Any
 from tooldeck._diagnostics import Diagnostic, SourceLocation
 from tooldeck._readfile import Unreadable, read_bounded, read_text_lines
 
-__all__ = ["PROJECT_FILES", "ProjectSettings", "find_project"]
+__all__ = ["PROJECT_FILES", "ProjectSettings", "find_project", "locate_project"]
 
 PROJECT_FILES = ("pyproject.toml", "tooldeck.yaml")
 _KEYS = ("manifests", "allow_handlers", "project_dir", "config", "lint")
@@ -74,6 +76,34 @@ def find_project(start: Path | None = None) -> ProjectSettings | None:
         standalone = folder / "tooldeck.yaml"
         if standalone.exists():
             return _settings(standalone, _yaml_table(standalone))
+    return None
+
+
+def locate_project(
+    places: Iterable[str | os.PathLike[str] | None], *, start: Path | None = None
+) -> ProjectSettings | None:
+    """The settings of the nearest project above any of ``places``, else above ``start``.
+
+    ``places`` are the paths the caller named (the project directory first,
+    then the manifests); a file stands for its folder. ``start`` is the
+    current directory unless given.
+    """
+    seen: set[Path] = set()
+    for place in (*places, start or Path.cwd()):
+        if place is None:
+            continue
+        path = Path(place)
+        folder = path if path.is_dir() or not path.suffix else path.parent
+        try:
+            folder = folder.resolve()
+        except (OSError, RuntimeError):  # a symlink loop: nothing to find above it
+            continue
+        if folder in seen:
+            continue
+        seen.add(folder)
+        found = find_project(folder)
+        if found is not None:
+            return found
     return None
 
 

@@ -59,7 +59,7 @@ def _load(result: ImportResult, folder: Path) -> Iterator[tuple[ImportResult, An
     sys.path.insert(0, str(folder))
     importlib.invalidate_caches()
     try:
-        registry, load = tooldeck.load_manifests([manifest], allowed_handlers=[module])
+        registry, load = tooldeck.load_manifests([manifest], allow_handlers=[module])
         yield result, registry, load, manifest
     finally:
         sys.path.remove(str(folder))
