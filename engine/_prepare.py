@@ -29,7 +29,7 @@ from tooldeck._binding import (
     Explainer,
     PreparedTool,
 )
-from tooldeck._convert import converter_for
+from tooldeck._convert import converter_for, fitted_converter
 from tooldeck._errors import RegistrationError
 from tooldeck._jsonparse import JsonProblem, parse_json
 from tooldeck._jsontypes import Checker, show_json
@@ -274,6 +274,7 @@ class _HandlerParam:
     text: bool
     """Annotated ``str``: an injected project dir is passed as text."""
     converter: Callable[[Any], Any] | None
+    annotation: Any
 
 
 @dataclass(frozen=True)
@@ -310,6 +311,7 @@ def _profile(
                 wants_context=context,
                 text=parameter.annotation is str or parameter.annotation == "str",
                 converter=None if context else converter_for(parameter.annotation),
+                annotation=parameter.annotation,
             )
         profile = _HandlerProfile(params, takes_kwargs)
     with contextlib.suppress(TypeError):  # not weak-referenceable: simply not cached
@@ -330,7 +332,7 @@ def _bind_handler(spec: ToolSpec, signature: inspect.Signature | None) -> _Handl
     """Match declared parameters to the handler's; every mismatch is a RegistrationError."""
     injections: list[tuple[str, str]] = []
     optional: set[str] = set()
-    declared = {p.name for p in spec.params}
+    declared = {p.name: p for p in spec.params}
     converters = []
     profile = _profile(spec.handler, signature)
     params = profile.params if profile is not None else {}
@@ -369,8 +371,13 @@ def _bind_handler(spec: ToolSpec, signature: inspect.Signature | None) -> _Handl
                     param=name,
                     code="TD110",
                 )
-            if info.converter is not None:
-                converters.append((name, info.converter))
+            convert = info.converter
+            own = declared.get(name)
+            if own is not None and own.injected is None:
+                # what the declaration admits and the annotation refuses fails the call
+                convert = fitted_converter(info.annotation, own.types, own.enum)
+            if convert is not None:
+                converters.append((name, convert))
         for param in spec.params:
             if param.name not in params and not profile.takes_kwargs:
                 raise RegistrationError(

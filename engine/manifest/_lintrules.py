@@ -74,12 +74,20 @@ class LintContext:
         code: str,
         message: str,
         tool: str | None = None,
+        *,
+        severity: Severity | None = None,
     ) -> Diagnostic:
+        """A diagnostic of rule ``code`` at ``path``: the rule's default severity unless given.
+
+        ``severity`` is for a rule whose forms differ in weight (TD411: a type the
+        handler cannot take is an error, one it takes by a lossless conversion a
+        warning); configured severities still re-level every form alike.
+        """
         doc = self.result.documents[bundle.file]
         return Diagnostic(
             code=code,
             message=message,
-            severity=RULE_BY_CODE[code].severity,
+            severity=RULE_BY_CODE[code].severity if severity is None else severity,
             location=doc.locate(path),
             tool_name=tool,
         )

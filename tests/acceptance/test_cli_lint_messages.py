@@ -1,0 +1,196 @@
+"""Lint and registration say what is wrong, and where: through the real ``tooldeck`` command.
+
+Each test writes a small project (a handler module and manifests) into ``tmp_path`` and runs
+``tooldeck lint`` (imported and ``--static``) or ``tooldeck call`` on it; the Python API is
+used where the same rule holds for tools declared in code.
+"""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from tooldeck import Param, ToolRegistry
+
+MODULE = "lmprobe"
+
+HANDLERS = '''
+import socket
+from dataclasses import dataclass
+from typing import Literal, TypedDict
+
+
+def twice(n: int) -> int:
+    """Double a whole number."""
+    return n * 2
+
+
+def half(x: float) -> float:
+    """Halve a number."""
+    return x / 2
+
+
+def shout(text: str) -> str:
+    """Shout a text."""
+    return text.upper()
+
+
+def total(ns: list[int]) -> int:
+    """Add numbers up."""
+    return sum(ns)
+
+
+def pick(mode: Literal["fast", "slow"]) -> str:
+    """Pick a mode."""
+    return mode
+'''
+
+
+def project(folder: Path, manifest: str, handlers: str = HANDLERS) -> Path:
+    """A project in ``folder``: ``lmprobe.py`` and ``tools.yaml``; returns the manifest."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / f"{MODULE}.py").write_text(textwrap.dedent(handlers), encoding="utf-8")
+    path = folder / "tools.yaml"
+    path.write_text(textwrap.dedent(manifest), encoding="utf-8")
+    return path
+
+
+def lint(run_line, folder: Path, *extra: str):
+    return run_line("lint", *extra, "tools.yaml", "--allow-handlers", MODULE, cwd=folder)
+
+
+def lint_json(run_line, folder: Path, *extra: str) -> tuple[int, list[dict]]:
+    done = lint(run_line, folder, "--format", "json", *extra)
+    return done.exit_code, json.loads(done.stdout)["diagnostics"]
+
+
+def tool(name: str, handler: str, *params: str) -> str:
+    """One tool entry with flow-mapping ``params``, one a line."""
+    lines = "".join(f"      - {p}\n" for p in params)
+    return (
+        f"  - name: {name}\n"
+        f"    handler: {MODULE}:{handler}\n"
+        "    description: A tool that checks what lint says about it.\n"
+        f"    params:\n{lines}"
+    )
+
+
+# --------------------------------------------------------------- TD411 and the call path
+MISMATCHED = "version: 1\ntools:\n" + (
+    tool("twice", "twice", '{name: n, type: string, description: "The number to double"}')
+    + tool("half", "half", '{name: x, type: integer, description: "The number to halve"}')
+)
+
+
+@pytest.mark.parametrize("mode", [(), ("--static",)], ids=["imported", "static"])
+def test_a_type_the_handler_cannot_take_is_an_error_a_lossless_one_a_warning(
+    run_line, tmp_path, mode
+):
+    project(tmp_path, MISMATCHED)
+    done = lint(run_line, tmp_path, *mode)
+    assert done.exit_code == 1, done.output
+    assert (
+        "tools.yaml:7:25: TD411 parameter 'n' is declared type \"string\" but handler "
+        "lmprobe:twice annotates it `int`, which takes type \"integer\"" in done.stdout
+    )
+    assert (
+        "tools.yaml:12:25: TD411 [warning] parameter 'x' is declared type \"integer\" but "
+        "handler lmprobe:half annotates it `float`: the model may send only integers, each "
+        'converted without loss; declare type "number" unless that narrowing is meant'
+    ) in done.stdout
+    assert "1 error, 1 warning in 1 file" in done.stdout
+
+
+def test_static_and_imported_lint_give_td411_the_same_severities(run_line, tmp_path):
+    project(tmp_path, MISMATCHED)
+    imported = lint_json(run_line, tmp_path)
+    static = lint_json(run_line, tmp_path, "--static")
+    assert imported == static
+    assert [(d["code"], d["severity"]) for d in imported[1]] == [
+        ("TD411", "error"),
+        ("TD411", "warning"),
+    ]
+
+
+def test_a_value_the_annotation_rejects_fails_the_call_instead_of_reaching_the_handler(
+    run_line, tmp_path
+):
+    project(tmp_path, MISMATCHED)
+    call = ("call", "twice", "-m", "tools.yaml", "--allow-handlers", MODULE)
+    done = run_line(*call, "--args", '{"n": "21"}', cwd=tmp_path)
+    assert done.exit_code == 1
+    assert done.stdout == ""  # not "2121"
+    assert "invalid_arguments" in done.stderr
+    assert '$.n: the string "21" is not an integer' in done.stderr
+    converted = run_line("call", "half", "-m", "tools.yaml", "--allow-handlers", MODULE,
+                         "--args", '{"x": 3}', cwd=tmp_path)  # fmt: skip
+    assert (converted.exit_code, converted.stdout) == (0, "1.5\n"), converted.output
+
+
+@pytest.mark.parametrize(
+    ("declared", "arguments", "expected"),
+    [
+        ("number", {"n": 2.5}, "$.n: the number 2.5 is not an integer"),
+        ("number", {"n": 2.0}, None),  # a whole number converts without loss
+        ("boolean", {"n": True}, "$.n: the boolean true is not an integer"),
+        ("any", {"n": [1]}, "$.n: the array [1] is not an integer"),
+    ],
+)
+def test_numbers_convert_only_without_loss(run_line, tmp_path, declared, arguments, expected):
+    manifest = "version: 1\ntools:\n" + tool(
+        "twice", "twice", f"{{name: n, type: {declared}, description: The number to double}}"
+    )
+    project(tmp_path, manifest)
+    done = run_line("call", "twice", "-m", "tools.yaml", "--allow-handlers", MODULE,
+                    "--args", json.dumps(arguments), cwd=tmp_path)  # fmt: skip
+    if expected is None:
+        assert (done.exit_code, done.stdout) == (0, "4\n"), done.output
+    else:
+        assert done.exit_code == 1
+        assert expected in done.stderr
+
+
+def twice(n: int) -> int:
+    return n * 2
+
+
+def shout(text: str) -> str:
+    return text.upper()
+
+
+def total(ns: list[int]) -> int:
+    return sum(ns)
+
+
+def test_the_python_api_refuses_what_the_annotation_rejects_with_its_path():
+    registry = ToolRegistry()
+    registry.add_tool("twice", "Double a whole number.", twice, Param("n", "string", True, "N"))
+    registry.add_tool("shout", "Shout a text.", shout, Param("text", "integer", True, "Text"))
+    registry.add_tool(
+        "total", "Add numbers up.", total, Param("ns", "array", True, "Numbers", items="number")
+    )
+    result = registry.call("twice", {"n": "21"})
+    assert result.error is not None
+    assert result.error.kind == "invalid_arguments"
+    assert '$.n: the string "21" is not an integer' in result.text
+    assert "the integer 5 is not a string" in registry.call("shout", {"text": 5}).text
+    assert "$.ns[1]: the number 2.5 is not an integer" in registry.call(
+        "total", {"ns": [1, 2.5]}
+    ).text
+    assert registry.call("total", {"ns": [1, 2.0]}).value == 3
+    assert registry.call("twice", {"n": "21"}).value is None
+
+
+def test_a_literal_annotation_refuses_a_value_outside_it(run_line, tmp_path):
+    manifest = "version: 1\ntools:\n" + tool(
+        "pick", "pick", "{name: mode, type: string, description: How to run it}"
+    )
+    project(tmp_path, manifest)
+    call = ("call", "pick", "-m", "tools.yaml", "--allow-handlers", MODULE)
+    assert run_line(*call, "--args", '{"mode": "fast"}', cwd=tmp_path).stdout == "fast\n"
+    refused = run_line(*call, "--args", '{"mode": "quick"}', cwd=tmp_path)
+    assert refused.exit_code == 1
+    assert '$.mode: the string "quick" is not one of "fast", "slow"' in refused.stderr
