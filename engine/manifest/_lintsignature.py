@@ -44,12 +44,14 @@ def check_signatures(ctx: Any) -> Iterator[Diagnostic]:
 
     Catches a declared JSON type the handler's annotation cannot take
     (``type: string`` for ``count: int``, ``type: object`` for a ``list``),
-    an error since every call carrying such a value fails; one it takes only
-    by a lossless conversion (``type: integer`` for ``ratio: float``), a
-    warning since the model may not send what the handler could use; a nullable type or ``default: null`` for a parameter whose annotation is
-    not Optional and whose handler default is not ``None``, and a declared
+    an error since every call carrying such a value fails; a type it takes
+    only by a lossless conversion (``type: integer`` for ``ratio: float``),
+    a warning since the model may not send what the handler could use; a
+    nullable type or ``default: null`` for a parameter whose annotation is
+    not Optional and whose handler default is not ``None``; and a declared
     parameter the handler does not accept (also when the tool has other
-    errors, which stop the loader at the first one).
+    errors, which stop the loader at the first one). The last two are
+    warnings.
 
     Why: the schema promises the model values the handler was not written
     for; calls pass validation and then fail, or misbehave, inside it.

@@ -94,7 +94,7 @@ def test_a_type_the_handler_cannot_take_is_an_error_a_lossless_one_a_warning(
     assert done.exit_code == 1, done.output
     assert (
         "tools.yaml:7:25: TD411 parameter 'n' is declared type \"string\" but handler "
-        "lmprobe:twice annotates it `int`, which takes type \"integer\"" in done.stdout
+        'lmprobe:twice annotates it `int`, which takes type "integer"' in done.stdout
     )
     assert (
         "tools.yaml:12:25: TD411 [warning] parameter 'x' is declared type \"integer\" but "
@@ -177,9 +177,9 @@ def test_the_python_api_refuses_what_the_annotation_rejects_with_its_path():
     assert result.error.kind == "invalid_arguments"
     assert '$.n: the string "21" is not an integer' in result.text
     assert "the integer 5 is not a string" in registry.call("shout", {"text": 5}).text
-    assert "$.ns[1]: the number 2.5 is not an integer" in registry.call(
-        "total", {"ns": [1, 2.5]}
-    ).text
+    assert (
+        "$.ns[1]: the number 2.5 is not an integer" in registry.call("total", {"ns": [1, 2.5]}).text
+    )
     assert registry.call("total", {"ns": [1, 2.0]}).value == 3
     assert registry.call("twice", {"n": "21"}).value is None
 
