@@ -369,7 +369,11 @@ class _Builder:
                 return
         declared = entry.get("params")
         if declared is None and handler is not None:
-            params: tuple[ParamDescriptor, ...] | None = infer_params(handler)
+            try:
+                params: tuple[ParamDescriptor, ...] | None = infer_params(handler)
+            except RegistrationError as exc:  # an annotation with no JSON form (TD116)
+                self.report((*path, "handler"), exc.code, exc.message, tool=name)
+                return
         else:
             params = self.params(declared or [], (*path, "params"), name)
         if params is None:

@@ -194,3 +194,127 @@ def test_a_literal_annotation_refuses_a_value_outside_it(run_line, tmp_path):
     refused = run_line(*call, "--args", '{"mode": "quick"}', cwd=tmp_path)
     assert refused.exit_code == 1
     assert '$.mode: the string "quick" is not one of "fast", "slow"' in refused.stderr
+
+
+# ------------------------------------------ parameter types with no JSON form: TD116, located
+UNUSABLE = '''
+from __future__ import annotations
+
+import socket
+from dataclasses import dataclass, field
+from typing import TypedDict
+
+import pydantic
+
+
+@dataclass
+class Node:
+    name: str
+    children: list[Node] = field(default_factory=list)
+
+
+class Folder(TypedDict):
+    name: str
+    folders: list[Folder]
+
+
+class Connection(TypedDict):
+    sock: socket.socket
+
+
+class Wire(pydantic.BaseModel):
+    model_config = pydantic.ConfigDict(arbitrary_types_allowed=True)
+    sock: socket.socket
+
+
+def tree(root: Node) -> str:
+    """Walk a tree of nodes."""
+    return root.name + "".join(tree(child) for child in root.children)
+
+
+def folders(top: Folder) -> str:
+    """Walk a tree of folders."""
+    return top["name"]
+
+
+def connect(conn: Connection) -> str:
+    """Use a connection."""
+    return "ok"
+
+
+def wire(w: Wire) -> str:
+    """Use a wire."""
+    return "ok"
+
+
+def ok(n: int) -> int:
+    """Return a whole number."""
+    return n
+'''
+
+OTHER_TOOL = (
+    "  - name: other\n"
+    f"    handler: {MODULE}:ok\n"
+    "    description: A tool whose default breaks its own type, in the same file.\n"
+    "    params:\n"
+    "      - {name: n, type: integer, default: many, description: The number}\n"
+)
+
+
+@pytest.mark.parametrize(
+    "case",
+    [
+        ("tree", "parameter 'root': field children: type lmprobe.Node contains itself", True),
+        ("folders", "parameter 'top': field folders: type lmprobe.Folder contains itself", True),
+        ("connect", "parameter 'conn': field sock: type socket.socket has no JSON form", False),
+        ("wire", "parameter 'w': pydantic model lmprobe.Wire has no JSON Schema", False),
+    ],
+)
+@pytest.mark.parametrize("kind", ["tools", "prompts"])
+def test_an_unusable_parameter_type_is_td116_at_the_handler_and_the_rest_is_still_linted(
+    run_line, tmp_path, case, kind
+):
+    handler, words, static_too = case
+    entry = (
+        f"{kind}:\n  - name: broken\n    handler: {MODULE}:{handler}\n"
+        "    description: A declaration whose handler has an unusable parameter type.\n"
+    )
+    project(tmp_path, f"version: 1\n{entry}" + ("" if kind == "tools" else "tools:\n")
+            + OTHER_TOOL, UNUSABLE)  # fmt: skip
+    for mode in [()] + ([("--static",)] if static_too else []):
+        done = lint(run_line, tmp_path, *mode)
+        assert done.exit_code == 1, done.output
+        assert "TD299" not in done.stdout
+        assert f"tools.yaml:4:14: TD116 {words}" in done.stdout, (mode, done.stdout)
+        assert "TD108 parameter 'n': default" in done.stdout  # the other tool is still checked
+
+
+def test_the_python_api_raises_td116_for_a_type_that_contains_itself(monkeypatch):
+    import sys
+    from types import ModuleType
+
+    from tooldeck import RegistrationError
+
+    module = ModuleType("lmprobe_api")
+    monkeypatch.setitem(sys.modules, "lmprobe_api", module)  # dataclasses look their module up
+    exec(textwrap.dedent(UNUSABLE), module.__dict__)
+    for handler, words in [
+        (module.tree, "field children: type lmprobe_api.Node contains itself"),
+        (module.wire, "pydantic model lmprobe_api.Wire has no JSON Schema"),
+    ]:
+        with pytest.raises(RegistrationError) as raised:
+            ToolRegistry().add_tool(None, None, handler)
+        assert raised.value.code == "TD116"
+        assert words in str(raised.value)
+
+
+def test_a_declared_object_for_a_self_containing_dataclass_loads_and_converts(run_line, tmp_path):
+    manifest = "version: 1\ntools:\n" + tool(
+        "tree", "tree", "{name: root, type: object, description: The root of the tree}"
+    )
+    project(tmp_path, manifest, UNUSABLE)
+    assert lint(run_line, tmp_path).exit_code == 0
+    arguments = {"root": {"name": "a", "children": [{"name": "b", "children": []}]}}
+    done = run_line("call", "tree", "-m", "tools.yaml", "--allow-handlers", MODULE,
+                    "--args", json.dumps(arguments), cwd=tmp_path)  # fmt: skip
+    assert (done.exit_code, done.stdout) == (0, "ab\n"), done.output
