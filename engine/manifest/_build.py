@@ -279,8 +279,15 @@ class _Builder:
             ]
             if matches:  # a duplicate (TD103) is reported where it is repeated
                 index = matches[-1] if exc.code == "TD103" else matches[0]
-                where = (*path, "params", index, _ERROR_FIELD.get(exc.code, "name"))
+                below = _below(entries[index], exc.field_path)
+                key = "schema" if exc.code == "TD104" else _ERROR_FIELD.get(exc.code, "name")
+                if below is None:  # not found as written: at the top-level parameter
+                    where = (*path, "params", index, _ERROR_FIELD.get(exc.code, "name"))
+                else:
+                    where = (*path, "params", index, *below, key)
         self.report(where, exc.code, exc.message, tool=name)
+        for other in exc.also:  # every problem the same pass found (all bad defaults)
+            self.registration_error(other, path, entries, name)
 
     def tool(self, entry: Mapping[str, Any], path: Path_, defaults: Mapping[str, Any]) -> None:
         if "use" in entry:
@@ -461,6 +468,36 @@ class _Builder:
         except RegistrationError as exc:
             key = exc.param if exc.param is not None and exc.param in entry else "user_location"
             self.report((*path, key) if key in entry else path, exc.code, exc.message)
+
+
+def _below(entry: Any, steps: tuple[str, ...]) -> Path_ | None:
+    """The YAML path below a parameter entry for a nested parameter's ``field_path``.
+
+    ``("properties", "a", "items")`` -> ``("properties", 2, "items")``: manifests
+    write ``properties`` as a list of parameter entries. None when the entry
+    does not hold that path (the declaration was made some other way).
+    """
+    out: list[str | int] = []
+    iterator = iter(steps)
+    for step in iterator:
+        if not isinstance(entry, Mapping):
+            return None
+        if step == "items":
+            entry = entry.get("items")
+            out.append("items")
+            continue
+        name = next(iterator, None)
+        fields = entry.get("properties")
+        if step != "properties" or not isinstance(fields, list):
+            return None
+        found = [
+            i for i, f in enumerate(fields) if isinstance(f, Mapping) and f.get("name") == name
+        ]
+        if not found:
+            return None
+        out.extend(("properties", found[0]))
+        entry = fields[found[0]]
+    return tuple(out) if isinstance(entry, Mapping) else None
 
 
 def _find_nested(entries: Any, name: str) -> tuple[str | int, ...] | None:

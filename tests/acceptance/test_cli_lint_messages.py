@@ -318,3 +318,53 @@ def test_a_declared_object_for_a_self_containing_dataclass_loads_and_converts(ru
     done = run_line("call", "tree", "-m", "tools.yaml", "--allow-handlers", MODULE,
                     "--args", json.dumps(arguments), cwd=tmp_path)  # fmt: skip
     assert (done.exit_code, done.stdout) == (0, "ab\n"), done.output
+
+
+# --------------------------------------------------------- TD108: every bad default, and why
+BAD_DEFAULTS = """\
+version: 1
+tools:
+  - name: first
+    handler: lmprobe:ok
+    description: A tool whose defaults break their own declarations.
+    params:
+      - {name: n, type: integer, enum: [1, 2], default: 3, description: The number}
+      - {name: m, type: integer, maximum: 2, default: 3, description: Another one}
+      - name: o
+        type: object
+        description: Options of the call
+        properties:
+          - {name: depth, type: integer, minimum: 1, default: 0}
+          - {name: tags, type: array, items: {type: string, max_length: 2}, default: [ok, long]}
+  - name: second
+    handler: lmprobe:ok
+    description: Another tool, in the same file, with a default of the wrong type.
+    params:
+      - {name: n, type: integer, default: many, description: The number}
+"""
+
+
+@pytest.mark.parametrize("mode", [(), ("--static",)], ids=["imported", "static"])
+def test_one_lint_run_reports_every_bad_default_where_it_is_and_why(run_line, tmp_path, mode):
+    project(tmp_path, BAD_DEFAULTS, UNUSABLE)
+    done = lint(run_line, tmp_path, *mode)
+    assert done.exit_code == 1
+    found = [line for line in done.stdout.splitlines() if " TD108 " in line]
+    assert found == [
+        f"{at(BAD_DEFAULTS, 7, 'default: 3')} TD108 parameter 'n': default 3 is not one of 1, 2",
+        f"{at(BAD_DEFAULTS, 8, 'default: 3')} TD108 parameter 'm': default 3 is greater than "
+        "the maximum of 2",
+        f"{at(BAD_DEFAULTS, 13, 'default: 0')} TD108 parameter 'o': field depth: default 0 is "
+        "less than the minimum of 1",
+        f"{at(BAD_DEFAULTS, 14, 'default: [')} TD108 parameter 'o': field tags: default "
+        '["ok", "long"] is not valid: at [1]: must have at most 2 characters, got 4',
+        f"{at(BAD_DEFAULTS, 19, 'default: many')} TD108 parameter 'n': default \"many\" is "
+        'not valid: expected integer, got string "many"',
+    ], done.stdout
+
+
+def at(text: str, line: int, key_and_value: str) -> str:
+    """``tools.yaml:LINE:COL:`` of the value in ``key: value`` on ``line`` of ``text``."""
+    written = text.splitlines()[line - 1]
+    column = written.index(key_and_value) + key_and_value.index(": ") + 3
+    return f"tools.yaml:{line}:{column}:"
