@@ -368,3 +368,26 @@ def at(text: str, line: int, key_and_value: str) -> str:
     written = text.splitlines()[line - 1]
     column = written.index(key_and_value) + key_and_value.index(": ") + 3
     return f"tools.yaml:{line}:{column}:"
+
+
+# ------------------------------------------------------------- a format written as a type
+@pytest.mark.parametrize(
+    ("written", "fmt"),
+    [("date", "date"), ("datetime", "date-time"), ("uri", "uri"), ("email", "email")],
+)
+def test_a_format_written_as_a_type_gets_the_string_and_format_hint(
+    run_line, tmp_path, written, fmt
+):
+    manifest = "version: 1\ntools:\n" + tool(
+        "shout", "shout", f"{{name: text, type: {written}, description: The text to shout}}"
+    )
+    project(tmp_path, manifest)
+    done = lint(run_line, tmp_path)
+    assert done.exit_code == 1
+    assert (
+        f'TD213 unknown type "{written}"; JSON has no {written} type: write type: string with '
+        f"format: {fmt}"
+    ) in done.stdout
+    assert "did you mean" not in done.stdout
+    with pytest.raises(Exception, match=f"declare type 'string' with format='{fmt}'"):
+        Param("text", written)
