@@ -391,3 +391,41 @@ def test_a_format_written_as_a_type_gets_the_string_and_format_hint(
     assert "did you mean" not in done.stdout
     with pytest.raises(Exception, match=f"declare type 'string' with format='{fmt}'"):
         Param("text", written)
+
+
+# ------------------------------------------------------- a key indented less than its siblings
+INDENTED = """\
+version: 1
+tools:
+  - name: read
+    handler: tooldeck.handlers.files:read_file
+    description: Read a file of the project as plain text lines.
+    params:
+      - name: path
+        type: string
+{indent}description: Path relative to the project
+"""
+
+
+@pytest.mark.parametrize(("spaces", "by"), [(7, 1), (6, 2), (5, 3)])
+def test_a_key_indented_less_than_its_siblings_is_to_be_indented_not_given_a_dash(
+    run_line, tmp_path, spaces, by
+):
+    (tmp_path / "tools.yaml").write_text(INDENTED.format(indent=" " * spaces), encoding="utf-8")
+    done = run_line("lint", "tools.yaml", cwd=tmp_path)
+    assert done.exit_code == 1
+    assert f"tools.yaml:9:{spaces + 1}: TD204 this key is indented {spaces} spaces, less than" in (
+        done.stdout
+    )
+    assert f"indent it by {by} to line up with" in done.stdout
+    assert "add the '- '" not in done.stdout
+
+
+def test_a_key_the_item_above_already_has_starts_a_new_item_that_needs_its_dash(run_line, tmp_path):
+    text = INDENTED.format(indent="      ").replace("      description", "      name: other\n#")
+    (tmp_path / "tools.yaml").write_text(text, encoding="utf-8")
+    done = run_line("lint", "tools.yaml", cwd=tmp_path)
+    assert (
+        "tools.yaml:9:7: TD204 a list item must start with '- ' at column 7: the item above "
+        "already has 'name'; add the '- '"
+    ) in done.stdout
