@@ -10,11 +10,11 @@ from __future__ import annotations
 __all__ = ["plural"]
 
 
-def plural(count: int, word: str, many: str | None = None) -> str:
+def plural(count: int, word: str, many: str | None = None, *, grouped: bool = False) -> str:
     """``count`` and ``word``, the noun in the plural unless the count is exactly one.
 
-    ``many`` is the plural when adding ``s`` is wrong (``entry``, ``entries``).
-    Thousands are separated (``1,000 tools``), as the other counts in messages are.
+    ``many`` is the plural when adding ``s`` is wrong (``entry``, ``entries``);
+    ``grouped`` writes thousands apart (``1,000 tools``), as limits in messages are.
     """
     noun = word if count == 1 else many if many is not None else f"{word}s"
-    return f"{count:,} {noun}"
+    return f"{count:,} {noun}" if grouped else f"{count} {noun}"

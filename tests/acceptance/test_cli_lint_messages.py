@@ -429,3 +429,36 @@ def test_a_key_the_item_above_already_has_starts_a_new_item_that_needs_its_dash(
         "tools.yaml:9:7: TD204 a list item must start with '- ' at column 7: the item above "
         "already has 'name'; add the '- '"
     ) in done.stdout
+
+
+# ------------------------------------------------------------------ counts that agree
+def test_counts_printed_by_the_cli_agree_with_their_nouns(run_line, tmp_path):
+    manifest = (
+        "version: 1\ntools:\n"
+        "  - name: peek\n"
+        "    handler: tooldeck.handlers.files:read_file\n"
+        "    description: Read.\n"
+        "    params:\n"
+        "      - {name: path, type: string, description: P}\n"
+        "      - {name: max_lines, type: integer, default: 1, description: How many lines}\n"
+    )
+    (tmp_path / "tools.yaml").write_text(manifest, encoding="utf-8")
+    done = run_line("lint", "tools.yaml", cwd=tmp_path)
+    assert "TD402 [warning] tool 'peek' description is 5 characters" in done.stdout
+    assert "TD404 [warning] parameter 'path' description is 1 character; write at least 8" in (
+        done.stdout
+    )
+    assert done.stdout.endswith("0 errors, 2 warnings in 1 file\n")
+    (tmp_path / "two.txt").write_text("one\ntwo\n", encoding="utf-8")
+    read = run_line("call", "peek", "-m", "tools.yaml", "--project-dir", str(tmp_path),
+                    "--args", '{"path": "two.txt"}', cwd=tmp_path)  # fmt: skip
+    assert read.stdout == "one\n[... 1 more line; call again with start_line=2]\n", read.output
+
+
+def test_the_plural_helper():
+    from tooldeck._words import plural
+
+    assert [plural(n, "note") for n in (0, 1, 2)] == ["0 notes", "1 note", "2 notes"]
+    assert plural(1, "entry", "entries") == "1 entry"
+    assert plural(3, "entry", "entries") == "3 entries"
+    assert plural(1000, "tool", grouped=True) == "1,000 tools"
