@@ -162,7 +162,7 @@ def normalize_type(value: str | Sequence[str]) -> str | tuple[str, ...]:
 class ParamDescriptor:
     """One parameter of a tool or prompt: a name, a type and constraints.
 
-    The first four positional fields follow the seed's
+    The first four positional fields follow the Java Functional Tools API's
     ``ParamDescriptor(name, type, required, description)``. A declared
     ``default`` makes the parameter optional; ``required=False`` without a
     default leaves the value to the handler's own default. String defaults
@@ -274,7 +274,7 @@ class ParamDescriptor:
     def injected(self) -> str | None:
         """What fills this parameter when it is a tool's top-level parameter.
 
-        ``project_dir`` is injected by name (seed behaviour) even without
+        ``project_dir`` is injected by name (as the Java API does) even without
         ``inject=``; nested object fields are never injected.
         """
         if self.inject is not None:

@@ -78,7 +78,7 @@ def add_common(parser: argparse.ArgumentParser) -> None:
         "--config",
         type=Path,
         metavar="FILE",
-        help="application config: .yaml, .json or the seed's .properties",
+        help="application config: .yaml, .json or Java .properties",
     )
     parser.add_argument(
         "--project-dir",

@@ -462,3 +462,44 @@ def test_the_plural_helper():
     assert plural(1, "entry", "entries") == "1 entry"
     assert plural(3, "entry", "entries") == "3 entries"
     assert plural(1000, "tool", grouped=True) == "1,000 tools"
+
+
+# ------------------------------------------------------------ words a user understands
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--help"],
+        *(
+            [command, "--help"]
+            for command in ("lint", "list", "call", "chat", "export", "dev", "serve", "schema")
+        ),
+        ["import", "openai", "--help"],
+        ["import", "python", "--help"],
+        ["import", "mcp", "--help"],
+        ["schema"],
+    ],
+    ids=" ".join,
+)
+def test_cli_help_and_the_schema_never_say_seed_or_brief(run_line, argv):
+    done = run_line(*argv)
+    assert done.exit_code == 0, done.output
+    words = done.output.lower()
+    assert "seed" not in words
+    assert "brief" not in words
+
+
+def test_config_group_warnings_name_the_keys_not_the_seed(run_line, tmp_path):
+    (tmp_path / "app.properties").write_text(
+        "MCP_1.url=https://example.org/mcp\nWebSearchTool.city=Prague\n", encoding="utf-8"
+    )
+    (tmp_path / "tools.yaml").write_text("version: 1\n", encoding="utf-8")
+    done = run_line("lint", "tools.yaml", "--config", "app.properties", cwd=tmp_path)
+    assert (
+        "app.properties:1:1: TD235 [warning] MCP_1 is ignored: an MCP_1.* group registers a "
+        "server only when MCP_1.name is set"
+    ) in done.output
+    assert (
+        "TD235 [warning] WebSearchTool is ignored: web search is enabled only when "
+        "WebSearchTool.type is set"
+    ) in done.output
+    assert "seed" not in done.output.lower()
