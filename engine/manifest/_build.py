@@ -279,12 +279,8 @@ class _Builder:
             ]
             if matches:  # a duplicate (TD103) is reported where it is repeated
                 index = matches[-1] if exc.code == "TD103" else matches[0]
-                below = _below(entries[index], exc.field_path)
-                key = "schema" if exc.code == "TD104" else _ERROR_FIELD.get(exc.code, "name")
-                if below is None:  # not found as written: at the top-level parameter
-                    where = (*path, "params", index, _ERROR_FIELD.get(exc.code, "name"))
-                else:
-                    where = (*path, "params", index, *below, key)
+                below = _below(entries[index], exc.field_path) or ()  # () when not as written
+                where = (*path, "params", index, *below, _ERROR_FIELD.get(exc.code, "name"))
         self.report(where, exc.code, exc.message, tool=name)
         for other in exc.also:  # every problem the same pass found (all bad defaults)
             self.registration_error(other, path, entries, name)
