@@ -72,6 +72,9 @@ class RegistrationError(ToolDeckError, ValueError):
     located by its own fields; ``str()`` names them all, ``message`` only this one.
     """
 
+    message: str
+    also: tuple[RegistrationError, ...]
+
     def __init__(
         self,
         message: str,

@@ -196,7 +196,7 @@ class ParamDescriptor:
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name:
             raise RegistrationError("a parameter needs a non-empty string name", code="TD102")
-        where = {"param": self.name}
+        where: dict[str, Any] = {"param": self.name}
         set_ = object.__setattr__
         if self.schema is not None:
             if not isinstance(self.schema, Mapping):

@@ -86,7 +86,7 @@ class Unreadable:
             return f"it is {self.detail}, not a regular file"
         if self.reason == "too_large":
             if self.size is None:
-                return f"it grew past {plural(self.limit, 'byte')} while being read"
+                return f"it grew past {self.limit} bytes while being read"
             return f"it is {plural(self.size, 'byte')}; at most {self.limit} are read"
         return self.detail
 

@@ -77,11 +77,11 @@ def _hint(  # noqa: PLR0917 - one return per recognised mistake reads best
     ):
         items = _list_column(lines, line)
         if items is not None and not here.lstrip().startswith("- "):
-            key = _key(here)
-            if key is not None and key in _item_keys(lines, line, items):
+            repeated = _key(here)
+            if repeated is not None and repeated in _item_keys(lines, line, items):
                 return (  # the item above has this key already: this line starts the next one
                     f"a list item must start with '- ' at column {items + 1}: the item above "
-                    f"already has {key!r}; add the '- '"
+                    f"already has {repeated!r}; add the '- '"
                 )
             return (
                 f"{_this(here)} is indented {plural(_indent(here), 'space')}, less than the keys "
