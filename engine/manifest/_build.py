@@ -33,6 +33,7 @@ from tooldeck._model import (
 from tooldeck._params import MISSING, ParamDescriptor
 from tooldeck._prepare import prepare_tool
 from tooldeck._prompts import PreparedPrompt, prepare_prompt
+from tooldeck.manifest._buildpaths import find_injected, param_path
 from tooldeck.manifest._builduse import build_use
 from tooldeck.manifest._resolve import (
     STATIC_NOTES,
@@ -269,7 +270,7 @@ class _Builder:
         elif exc.code == "TD109":
             where = (*path, "result", "select")
         elif exc.code == "TD105" and exc.param and entries is not None:
-            nested = _find_nested(entries, exc.param)
+            nested = find_injected(entries, exc.param)
             where = (*path, "params", *nested) if nested else path
         elif exc.param and entries is not None:
             matches = [
@@ -279,7 +280,7 @@ class _Builder:
             ]
             if matches:  # a duplicate (TD103) is reported where it is repeated
                 index = matches[-1] if exc.code == "TD103" else matches[0]
-                below = _below(entries[index], exc.field_path) or ()  # () when not as written
+                below = param_path(entries[index], exc.field_path) or ()  # () when not as written
                 where = (*path, "params", index, *below, _ERROR_FIELD.get(exc.code, "name"))
         self.report(where, exc.code, exc.message, tool=name)
         for other in exc.also:  # every problem the same pass found (all bad defaults)
@@ -464,56 +465,6 @@ class _Builder:
         except RegistrationError as exc:
             key = exc.param if exc.param is not None and exc.param in entry else "user_location"
             self.report((*path, key) if key in entry else path, exc.code, exc.message)
-
-
-def _below(entry: Any, steps: tuple[str, ...]) -> Path_ | None:
-    """The YAML path below a parameter entry for a nested parameter's ``field_path``.
-
-    ``("properties", "a", "items")`` -> ``("properties", 2, "items")``: manifests
-    write ``properties`` as a list of parameter entries. None when the entry
-    does not hold that path (the declaration was made some other way).
-    """
-    out: list[str | int] = []
-    iterator = iter(steps)
-    for step in iterator:
-        if not isinstance(entry, Mapping):
-            return None
-        if step == "items":
-            entry = entry.get("items")
-            out.append("items")
-            continue
-        name = next(iterator, None)
-        fields = entry.get("properties")
-        if step != "properties" or not isinstance(fields, list):
-            return None
-        found = [
-            i for i, f in enumerate(fields) if isinstance(f, Mapping) and f.get("name") == name
-        ]
-        if not found:
-            return None
-        out.extend(("properties", found[0]))
-        entry = fields[found[0]]
-    return tuple(out) if isinstance(entry, Mapping) else None
-
-
-def _find_nested(entries: Any, name: str) -> tuple[str | int, ...] | None:
-    """The path (below ``params``) of a nested field ``name`` declaring ``inject`` (TD105)."""
-    if not isinstance(entries, list):
-        return None
-    for index, entry in enumerate(entries):
-        if not isinstance(entry, Mapping):
-            continue
-        found = _find_nested(entry.get("properties"), name)
-        if found is not None:
-            return (index, "properties", *found)
-        items = entry.get("items")
-        if isinstance(items, Mapping):
-            found = _find_nested(items.get("properties"), name)
-            if found is not None:
-                return (index, "items", "properties", *found)
-        if entry.get("name") == name and "inject" in entry:
-            return (index, "inject")
-    return None
 
 
 def _retry(entry: Mapping[str, Any], path: Path_, builder: _Builder, tool: str) -> RetrySpec | None:
