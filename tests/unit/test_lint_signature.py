@@ -189,7 +189,7 @@ def test_a_configured_severity_relevels_every_form(tmp_path):
     body = tool("takes_int", "{name: value, type: string, description: V X}", name="one")
     body += tool("takes_float", "{name: value, type: integer, description: V X}", name="two")
     path = write(tmp_path, body)
-    registry, result = load_manifests([path], allowed_handlers=[HERE], environ={})
+    registry, result = load_manifests([path], allow_handlers=[HERE], environ={})
     found = lint(result, registry, LintSettings(severity={"TD411": "warning"}))
     assert [d.severity.value for d in found if d.code == "TD411"] == ["warning", "warning"]
 
