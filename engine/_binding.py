@@ -219,7 +219,7 @@ class PreparedTool:
                 if arguments.get(name) is not None:  # None stays None (an absent default)
                     arguments[name] = convert(arguments[name])
         except ConversionError as exc:
-            raise ArgumentError([f"$.{name}: {exc}"]) from exc
+            raise ArgumentError([f"{exc.where(name)}: {exc.message}"]) from exc
         target: dict[str, Any] = {self.mapping_name: arguments} if self.pass_mapping else arguments
         for name, kind in self.injections:
             if kind in {"project_dir", "project_dir:str"}:

@@ -30,6 +30,7 @@ from tooldeck._policies import WorkerPool
 from tooldeck._portal import arun_on, run_on
 from tooldeck._regex import clip
 from tooldeck._results import UnserializableResult, to_text
+from tooldeck._words import plural
 
 if TYPE_CHECKING:
     from tooldeck._model import McpToolUse
@@ -200,7 +201,7 @@ def _invalid(prepared: PreparedTool, problems: list[str], call_id: str) -> ToolR
     """The invalid-arguments result; its message stays a few KB whatever ``problems`` holds."""
     shown = [clip(p, _MAX_PROBLEM_CHARS) for p in problems[:_MAX_PROBLEMS]]
     if len(problems) > _MAX_PROBLEMS:
-        shown.append(f"and {len(problems) - _MAX_PROBLEMS:,} more problems")
+        shown.append(f"and {plural(len(problems) - _MAX_PROBLEMS, 'more problem', grouped=True)}")
     lines = "\n".join(f"- {p}" for p in shown)
     message = (
         f"invalid arguments for tool {prepared.name!r}:\n{lines}\n"

@@ -14,10 +14,10 @@ a mapping (used as-is) or a path whose suffix picks the format:
   strings and ``on:``/``yes:`` keys stay names, as in manifests.
 - ``.json``: the standard library's parser; a duplicate key (TD208) and
   nesting deeper than 100 levels (TD206) are refused too.
-- ``.properties``: the seed's Java format, :mod:`tooldeck._properties`
+- ``.properties``: the Java ``.properties`` format, :mod:`tooldeck._properties`
   (codes TD231-TD233).
 
-The seed's hosted-tool groups (``WebSearchTool.*``, ``MCP.*``, ``MCP_<n>.*``)
+The hosted-tool groups (``WebSearchTool.*``, ``MCP.*``, ``MCP_<n>.*``)
 are read from any of them by :mod:`tooldeck._seedgroups` (codes TD234, TD235).
 
 Errors never raise from :func:`load_config`: they are collected in
@@ -72,7 +72,8 @@ _Read = tuple[dict[str, Any], Locate | None, list[Diagnostic]]
 
 @dataclass(frozen=True, kw_only=True)
 class Config:
-    """A loaded configuration: nested data, the seed's hosted tools and what went wrong."""
+    """A loaded configuration: nested data, the hosted tools its ``WebSearchTool.*`` and
+    ``MCP.*``/``MCP_<n>.*`` keys declare, and what went wrong."""
 
     data: Mapping[str, Any] = field(default_factory=dict)
     """The nested configuration; empty when loading failed (see :attr:`diagnostics`)."""

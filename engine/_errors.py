@@ -64,9 +64,16 @@ class ToolDeckError(Exception):
 class RegistrationError(ToolDeckError, ValueError):
     """A declaration cannot be registered: unknown type, invalid default, bad handler.
 
-    ``tool_name`` and ``param`` say where; ``code`` is the stable diagnostic code
-    the manifest loader reports for the same mistake.
+    ``tool_name`` and ``param`` say where; ``field_path`` goes on below ``param``
+    to a nested parameter (``("properties", "address", "items")``: the items of
+    field ``address``); ``code`` is the stable diagnostic code the manifest
+    loader reports for the same mistake. ``also`` holds further problems found
+    in the same pass (every invalid default of a tool, not only the first), each
+    located by its own fields; ``str()`` names them all, ``message`` only this one.
     """
+
+    message: str
+    also: tuple[RegistrationError, ...]
 
     def __init__(
         self,
@@ -75,12 +82,19 @@ class RegistrationError(ToolDeckError, ValueError):
         tool_name: str | None = None,
         param: str | None = None,
         code: str = "TD100",
+        field_path: tuple[str, ...] = (),
+        also: tuple[RegistrationError, ...] = (),
     ) -> None:
-        super().__init__(message)
+        text = message
+        if also:
+            text += f" (and {len(also)} more: {'; '.join(e.message for e in also)})"
+        super().__init__(text)
         self.message = message
         self.tool_name = tool_name
         self.param = param
         self.code = code
+        self.field_path = field_path
+        self.also = also
 
 
 class DuplicateToolError(RegistrationError):

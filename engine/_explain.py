@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from tooldeck._jsontypes import TYPE_TESTS
 from tooldeck._regex import clip
+from tooldeck._words import plural
 
 if TYPE_CHECKING:  # only annotations: jsonschema itself comes with the validator passed in
     import jsonschema
@@ -130,9 +131,9 @@ def _explain(error: jsonschema.ValidationError, descriptions: Mapping[str, str])
         word = "less than the minimum" if kw == "minimum" else "greater than the maximum"
         return f"{path}: {json_preview(inst)} is {word} of {val}"
     if kw in ("minLength", "maxLength", "minItems", "maxItems"):
-        unit = "characters" if "Length" in kw else "items"
+        unit = "character" if "Length" in kw else "item"
         bound = "at least" if kw.startswith("min") else "at most"
-        return f"{path}: must have {bound} {val} {unit}, got {len(inst)}"
+        return f"{path}: must have {bound} {plural(val, unit)}, got {len(inst)}"
     return f"{path}: {error.message}"
 
 

@@ -6,6 +6,13 @@ mode): type hints give types and constraints (``Optional``, ``Literal``,
 "description"]``), defaults make parameters optional, and the docstring's
 Google/NumPy/Sphinx parameter section gives descriptions. Parameters that are
 injected (``project_dir``, a ``ToolContext``) are left out.
+
+An annotation no JSON Schema describes is refused with :class:`UnsupportedType`,
+which becomes a TD116 :class:`RegistrationError` naming the parameter and the
+field path: a plain class, ``bytes``, a callable, a class that contains itself
+(``children: list[Node]`` inside ``Node``), a pydantic model whose schema
+pydantic cannot write. Refused, not crashed on: the manifest loader reports it
+at the tool's handler and goes on with the rest of the file.
 """
 
 from __future__ import annotations
@@ -16,6 +23,7 @@ import inspect
 import typing
 import uuid
 from collections.abc import Callable
+from contextvars import ContextVar
 from datetime import date, datetime, time
 from decimal import Decimal
 from pathlib import PurePath
@@ -38,6 +46,9 @@ __all__ = ["describe_handler", "infer_params", "snake_case"]
 _JSON_SCALARS = (str, int, float, bool, type(None))
 _ABSENT = object()
 """A default with no JSON form: the field is optional and nothing is filled in."""
+
+_EXPANDING: ContextVar[tuple[type, ...]] = ContextVar("_EXPANDING", default=())
+"""The dataclasses and TypedDicts whose fields are being described, outermost first."""
 
 
 def snake_case(name: str) -> str:
@@ -144,7 +155,10 @@ def _fields_for(annotation: Any) -> dict[str, Any]:
         return fields
     if annotation is inspect.Parameter.empty or annotation in (Any, object):
         return {"type": "any"}
-    if isinstance(annotation, str):
+    if isinstance(annotation, str | typing.ForwardRef):
+        itself = _names_expanding(annotation)
+        if itself is not None:
+            raise _contains_itself(itself)
         return {"type": "any"}
     simple = _SIMPLE.get(annotation)
     if simple is not None:
@@ -214,14 +228,52 @@ def _class_fields(cls: type) -> dict[str, Any]:
     if issubclass(cls, PurePath):
         return {"type": "string"}
     if dataclasses.is_dataclass(cls) or is_typeddict(cls):
-        return {"type": "object", "properties": _object_properties(cls)}
+        expanding = _EXPANDING.get()
+        if cls in expanding:
+            raise _contains_itself(cls)
+        token = _EXPANDING.set((*expanding, cls))
+        try:
+            return {"type": "object", "properties": _object_properties(cls)}
+        finally:
+            _EXPANDING.reset(token)
     schema_of = getattr(cls, "model_json_schema", None)
     if callable(schema_of):  # a pydantic model
-        return {"schema": schema_of()}
+        try:
+            return {"schema": schema_of()}
+        except Exception as exc:  # a field pydantic has no schema for (arbitrary types)
+            first = (str(exc).strip().splitlines() or [""])[0]
+            raise UnsupportedType(
+                f"pydantic model {_class_name(cls)} has no JSON Schema ({type(exc).__name__}: "
+                f"{first[:200]}); annotate its fields with one of: {_SUPPORTED}"
+            ) from None
     raise UnsupportedType(
-        f"type {cls.__module__}.{cls.__qualname__} has no JSON form the model could send; "
+        f"type {_class_name(cls)} has no JSON form the model could send; "
         f"annotate it with one of: {_SUPPORTED}"
     )
+
+
+def _class_name(cls: type) -> str:
+    return f"{cls.__module__}.{cls.__qualname__}"
+
+
+def _contains_itself(cls: type) -> UnsupportedType:
+    return UnsupportedType(
+        f"type {_class_name(cls)} contains itself, and a recursive type has no JSON form "
+        "tooldeck writes; declare the parameter with type: object (or a raw schema:), "
+        "or annotate the field with dict"
+    )
+
+
+def _names_expanding(annotation: Any) -> type | None:
+    """The class being described that a string or ForwardRef annotation names, if any.
+
+    ``children: list["Node"]`` inside ``Node``, where the name could not be
+    resolved (``lint --static`` rebuilds a self-reference this way).
+    """
+    name = annotation.__forward_arg__ if isinstance(annotation, typing.ForwardRef) else annotation
+    if not isinstance(name, str):
+        return None
+    return next((c for c in _EXPANDING.get() if name.strip() in {c.__name__, c.__qualname__}), None)
 
 
 def _object_properties(cls: type) -> tuple[ParamDescriptor, ...]:

@@ -127,7 +127,7 @@ class ToolSpec:
     retry: RetrySpec | None = None
     """Retry I/O-like execution errors; see :class:`tooldeck._policies.RetrySpec`."""
     substitute_result: bool = False
-    """Fill ``${config:key}`` placeholders in a string result from the config (seed)."""
+    """Fill ``${config:key}`` placeholders in a string result from the config."""
     strict: bool | None = None
     """Provider strict mode for exports (OpenAI): ``True`` asks for it, ``False`` never
     uses it, ``None`` (auto) uses it when the schema can be expressed in it. A schema
@@ -164,8 +164,8 @@ WEB_SEARCH_TYPES: tuple[str, ...] = (
     "web_search_preview_2025_03_11",
 )
 """The hosted web search tool types OpenAI's Responses API takes (``openai`` 2.x/3.x
-``WebSearchToolParam`` and ``WebSearchPreviewToolParam``); ``default`` is the seed's
-alias for ``web_search_preview``."""
+``WebSearchToolParam`` and ``WebSearchPreviewToolParam``); ``default`` (what
+``WebSearchTool.type=default`` says) is an alias for ``web_search_preview``."""
 
 SEARCH_CONTEXT_SIZES: tuple[str, ...] = ("low", "medium", "high")
 """How much of the context window a hosted web search may fill (the provider's default: medium)."""
@@ -173,7 +173,7 @@ SEARCH_CONTEXT_SIZES: tuple[str, ...] = ("low", "medium", "high")
 
 @dataclass(frozen=True, kw_only=True)
 class WebSearchSpec:
-    """Provider-hosted web search (seed: ``addWebSearch(type, city, country, region)``).
+    """Provider-hosted web search (the Java API: ``addWebSearch(type, city, country, region)``).
 
     ``city``, ``country``, ``region`` and ``timezone`` become the approximate
     ``user_location`` the provider biases results with; ``allowed_domains``
@@ -183,8 +183,8 @@ class WebSearchSpec:
     """
 
     type: str = "web_search_preview"
-    """Provider tool type, one of :data:`WEB_SEARCH_TYPES`; the seed's alias ``default``
-    means ``web_search_preview``."""
+    """Provider tool type, one of :data:`WEB_SEARCH_TYPES`; the alias ``default``
+    (``WebSearchTool.type=default``) means ``web_search_preview``."""
     city: str | None = None
     country: str | None = None
     """Two-letter ISO 3166-1 code, e.g. ``CZ``."""
@@ -327,7 +327,7 @@ def _approval(server: str, value: Any) -> str | dict[str, dict[str, Any]]:
 
 @dataclass(frozen=True, kw_only=True)
 class McpServerSpec:
-    """An external MCP server (seed: ``addMcpServer(name, url, authorization, description)``).
+    """An external MCP server (Java: ``addMcpServer(name, url, authorization, description)``).
 
     ``via="hosted"`` hands the server to the provider (OpenAI's MCP tool);
     ``via="client"`` makes tooldeck connect to it and register its tools
@@ -370,7 +370,7 @@ class McpServerSpec:
     """``via="hosted"``: which of its tools the provider has the user approve before calling:
     ``"always"``, ``"never"`` or per tool, ``{"always": [...], "never": [...]}`` (lists of
     tool names, or OpenAI's filters ``{"tool_names": [...], "read_only": bool}``).
-    Normalised to OpenAI's shape; ``None`` sends ``"never"`` (the seed's choice)."""
+    Normalised to OpenAI's shape; ``None`` sends ``"never"``, as the Java API does."""
     bundle: str | None = None
     """The manifest bundle that declared it (``None`` for servers declared in code)."""
     origin: SourceLocation | None = None

@@ -25,9 +25,11 @@ __all__ = [
     "INJECTABLE",
     "JSON_TYPES",
     "MISSING",
+    "STRING_FORMATS",
     "TYPE_ALIASES",
     "Param",
     "ParamDescriptor",
+    "format_hint",
     "normalize_type",
 ]
 
@@ -88,6 +90,34 @@ TYPE_ALIASES: Mapping[str, str] = {
 ``any`` (no type constraint) is handled apart: it normalises to ``"any"``.
 """
 
+STRING_FORMATS: Mapping[str, str] = {
+    "date": "date",
+    "datetime": "date-time",
+    "date-time": "date-time",
+    "date_time": "date-time",
+    "timestamp": "date-time",
+    "time": "time",
+    "uri": "uri",
+    "url": "uri",
+    "email": "email",
+    "e-mail": "email",
+    "uuid": "uuid",
+    "guid": "uuid",
+    "ipv4": "ipv4",
+    "ipv6": "ipv6",
+}
+"""Type names that are JSON Schema string formats (``date``, ``uri``), by the format they mean.
+
+JSON has no date or e-mail type: such a value is a string with a ``format``.
+Written as a type, they get a hint saying so rather than a list of types.
+"""
+
+
+def format_hint(name: str) -> str | None:
+    """The string format a type name means (``date`` -> ``date``), None for other names."""
+    return STRING_FORMATS.get(name.strip().lower())
+
+
 INJECTABLE: tuple[str, ...] = ("call_id", "config", "context", "project_dir", "tool_name")
 """What :attr:`ParamDescriptor.inject` may name; injected values never reach a schema."""
 
@@ -108,10 +138,13 @@ def normalize_type(value: str | Sequence[str]) -> str | tuple[str, ...]:
         if name in TYPE_ALIASES:
             return TYPE_ALIASES[name]
         allowed = ", ".join((*JSON_TYPES, "any", *sorted(TYPE_ALIASES)))
-        raise RegistrationError(
-            f"unknown type {show_json(value)}; use one of: {allowed}",
-            code="TD101",
+        fmt = format_hint(value)
+        hint = (
+            f"JSON has no {value.strip()} type: declare type 'string' with format={fmt!r}"
+            if fmt
+            else f"use one of: {allowed}"
         )
+        raise RegistrationError(f"unknown type {show_json(value)}; {hint}", code="TD101")
     names: list[str] = []
     for item in value:
         one = normalize_type(item)
@@ -129,7 +162,7 @@ def normalize_type(value: str | Sequence[str]) -> str | tuple[str, ...]:
 class ParamDescriptor:
     """One parameter of a tool or prompt: a name, a type and constraints.
 
-    The first four positional fields follow the seed's
+    The first four positional fields follow the Java Functional Tools API's
     ``ParamDescriptor(name, type, required, description)``. A declared
     ``default`` makes the parameter optional; ``required=False`` without a
     default leaves the value to the handler's own default. String defaults
@@ -163,7 +196,7 @@ class ParamDescriptor:
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name:
             raise RegistrationError("a parameter needs a non-empty string name", code="TD102")
-        where = {"param": self.name}
+        where: dict[str, Any] = {"param": self.name}
         set_ = object.__setattr__
         if self.schema is not None:
             if not isinstance(self.schema, Mapping):
@@ -241,7 +274,7 @@ class ParamDescriptor:
     def injected(self) -> str | None:
         """What fills this parameter when it is a tool's top-level parameter.
 
-        ``project_dir`` is injected by name (seed behaviour) even without
+        ``project_dir`` is injected by name (as the Java API does) even without
         ``inject=``; nested object fields are never injected.
         """
         if self.inject is not None:

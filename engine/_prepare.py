@@ -7,7 +7,8 @@ Every declaration mistake is found here and raised as
 :class:`RegistrationError` (unknown placeholder, default violating its own
 type, a declared parameter the handler cannot accept, a required handler
 parameter nothing supplies), so a manifest loader can turn each into its own
-diagnostic and hand the prepared tool on to the registry as it is.
+diagnostic and hand the prepared tool on to the registry as it is. Defaults
+are :mod:`tooldeck._defaults`: every bad one of a tool is found in one pass.
 """
 
 from __future__ import annotations
@@ -16,24 +17,16 @@ import contextlib
 import inspect
 import math
 import weakref
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from tooldeck._binding import (
-    COPY,
-    PLACEHOLDER,
-    PLAIN,
-    TEMPLATE,
-    DefaultPlan,
-    Explainer,
-    ExtraKeys,
-    PreparedTool,
-)
-from tooldeck._convert import converter_for
+from tooldeck._binding import Explainer, ExtraKeys, PreparedTool
+from tooldeck._convert import converter_for, fitted_converter
+from tooldeck._defaults import check_fragments, default_plan, nested_default_problems, raise_all
 from tooldeck._errors import RegistrationError
 from tooldeck._jsonparse import JsonProblem, parse_json
-from tooldeck._jsontypes import Checker, show_json
+from tooldeck._jsontypes import Checker
 from tooldeck._model import ToolSpec
 from tooldeck._names import name_problem
 from tooldeck._nulls import null_plan, optional_non_null
@@ -42,7 +35,7 @@ from tooldeck._regex import PatternError
 from tooldeck._results import ResultShaper
 from tooldeck._schema import tool_input_schema
 from tooldeck._typing import is_context_annotation, signature_of
-from tooldeck._validation import check_fragment, compile_checker, compile_object_checker
+from tooldeck._validation import compile_object_checker
 
 __all__ = ["prepare_tool"]
 
@@ -88,12 +81,13 @@ def prepare_tool(spec: ToolSpec) -> PreparedTool:
             tool_name=spec.name,
             code="TD107",
         ) from exc
-    _check_nested(spec, spec.params, root_defs or {}, top=True)
+    check_fragments(spec, root_defs or {})
     profile = _profile(spec.handler, signature)
     handler_defaults = frozenset(
         name for name, info in (profile.params.items() if profile else ()) if info.has_default
     )
-    defaults = _default_plan(spec, root_defs, handler_defaults)
+    defaults, problems = default_plan(spec, root_defs, handler_defaults)
+    raise_all(spec, nested_default_problems(spec, root_defs or {}) + problems)
     binding = _bind_handler(spec, signature)
     return PreparedTool(
         **common,
@@ -217,86 +211,6 @@ def _external_check(schema: dict[str, Any], full: Checker) -> Checker:
     return check
 
 
-def _check_nested(
-    spec: ToolSpec, params: Iterable[ParamDescriptor], defs: Mapping[str, Any], *, top: bool
-) -> None:
-    """Raw fragments must be usable and nested defaults valid, at any depth."""
-    for param in params:
-        if param.schema is not None:
-            problem = check_fragment(param.schema, {**defs, **param.schema.get("$defs", {})})
-            if problem:
-                raise RegistrationError(
-                    f"parameter {param.name!r}: {problem}",
-                    tool_name=spec.name,
-                    param=param.name,
-                    code="TD104",
-                )
-        if (
-            not top
-            and param.has_default
-            and not param.absent_default
-            and not compile_checker(param, root_defs=defs)(param.default)
-        ):
-            raise RegistrationError(
-                f"parameter {param.name!r}: default {show_json(param.default)} is not valid "
-                "for the parameter's own type and constraints",
-                tool_name=spec.name,
-                param=param.name,
-                code="TD108",
-            )
-        nested = [*(param.properties or ()), *((param.items,) if param.items else ())]
-        if nested:
-            _check_nested(spec, nested, defs, top=False)
-
-
-def _default_plan(
-    spec: ToolSpec,
-    root_defs: Mapping[str, Any] | None,
-    handler_defaults: frozenset[str],
-) -> DefaultPlan:
-    """How each default is filled; ``handler_defaults`` are handler parameters with their own."""
-    plan: list[tuple[str, Any, int, Checker]] = []
-    seen: list[str] = []
-    for param in spec.params:
-        check = compile_checker(param, root_defs=root_defs)
-        if param.absent_default:  # "optional, None when absent": the handler's own default wins
-            if param.name not in handler_defaults:
-                plan.append((param.name, None, PLAIN, check))
-            seen.append(param.name)
-            continue
-        if param.has_default:
-            value = param.default
-            refs = PLACEHOLDER.findall(value) if isinstance(value, str) else []
-            if refs:
-                for ref in refs:
-                    if ref not in seen:
-                        where = "a later" if ref in {p.name for p in spec.params} else "an unknown"
-                        raise RegistrationError(
-                            f"parameter {param.name!r}: default {show_json(value)} refers to "
-                            f"{where} parameter {ref!r}; placeholders may only name earlier "
-                            "parameters",
-                            tool_name=spec.name,
-                            param=param.name,
-                            code="TD106",
-                        )
-                if not param.types or "string" in param.types:
-                    plan.append((param.name, value, TEMPLATE, check))
-                    seen.append(param.name)
-                    continue
-            if not check(value):
-                raise RegistrationError(
-                    f"parameter {param.name!r}: default {show_json(value)} is not valid for the "
-                    "parameter's own type and constraints",
-                    tool_name=spec.name,
-                    param=param.name,
-                    code="TD108",
-                )
-            kind = COPY if isinstance(value, list | dict) else PLAIN
-            plan.append((param.name, value, kind, check))
-        seen.append(param.name)
-    return tuple(plan)
-
-
 @dataclass(frozen=True)
 class _HandlerParam:
     """What binding needs to know about one handler parameter (computed once)."""
@@ -308,6 +222,7 @@ class _HandlerParam:
     text: bool
     """Annotated ``str``: an injected project dir is passed as text."""
     converter: Callable[[Any], Any] | None
+    annotation: Any
 
 
 @dataclass(frozen=True)
@@ -344,6 +259,7 @@ def _profile(
                 wants_context=context,
                 text=parameter.annotation is str or parameter.annotation == "str",
                 converter=None if context else converter_for(parameter.annotation),
+                annotation=parameter.annotation,
             )
         profile = _HandlerProfile(params, takes_kwargs)
     with contextlib.suppress(TypeError):  # not weak-referenceable: simply not cached
@@ -364,7 +280,7 @@ def _bind_handler(spec: ToolSpec, signature: inspect.Signature | None) -> _Handl
     """Match declared parameters to the handler's; every mismatch is a RegistrationError."""
     injections: list[tuple[str, str]] = []
     optional: set[str] = set()
-    declared = {p.name for p in spec.params}
+    declared = {p.name: p for p in spec.params}
     converters = []
     profile = _profile(spec.handler, signature)
     params = profile.params if profile is not None else {}
@@ -403,8 +319,13 @@ def _bind_handler(spec: ToolSpec, signature: inspect.Signature | None) -> _Handl
                     param=name,
                     code="TD110",
                 )
-            if info.converter is not None:
-                converters.append((name, info.converter))
+            convert = info.converter
+            own = declared.get(name)
+            if own is not None and own.injected is None:
+                # what the declaration admits and the annotation refuses fails the call
+                convert = fitted_converter(info.annotation, own.types, own.enum)
+            if convert is not None:
+                converters.append((name, convert))
         for param in spec.params:
             if param.name not in params and not profile.takes_kwargs:
                 raise RegistrationError(

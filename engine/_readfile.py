@@ -38,6 +38,8 @@ import stat
 from dataclasses import dataclass
 from typing import Literal
 
+from tooldeck._words import plural
+
 __all__ = [
     "DEFAULT_LIMIT",
     "Unreadable",
@@ -85,7 +87,7 @@ class Unreadable:
         if self.reason == "too_large":
             if self.size is None:
                 return f"it grew past {self.limit} bytes while being read"
-            return f"it is {self.size} bytes; at most {self.limit} are read"
+            return f"it is {plural(self.size, 'byte')}; at most {self.limit} are read"
         return self.detail
 
 

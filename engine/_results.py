@@ -20,6 +20,7 @@ from pathlib import PurePath
 from typing import Any
 
 from tooldeck._model import ResultSpec
+from tooldeck._words import plural
 
 __all__ = ["SUCCESS_TEXT", "ResultShaper", "to_jsonable", "to_text"]
 
@@ -110,5 +111,5 @@ class ResultShaper:
             # The marker starts with "\n[...": Secrets.redact (run by the registry on
             # every result) recognises a secret cut off right before it.
             cut = len(text) - limit
-            text = f"{text[:limit]}\n[... truncated {cut} characters; ask for less]"
+            text = f"{text[:limit]}\n[... truncated {plural(cut, 'character')}; ask for less]"
         return text

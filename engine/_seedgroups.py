@@ -178,7 +178,7 @@ def extract_seed(
         elif "type" not in group.invalid:
             group.report(
                 "TD235",
-                f"{_WEB_SEARCH} is ignored: the seed enables web search only when "
+                f"{_WEB_SEARCH} is ignored: web search is enabled only when "
                 f"{_WEB_SEARCH}.type is set (e.g. {_WEB_SEARCH}.type=default)",
                 Severity.WARNING,
             )
@@ -198,7 +198,8 @@ def extract_seed(
             if "name" not in group.invalid:
                 group.report(
                     "TD235",
-                    f"{name} is ignored: the seed registers a server only when {name}.name is set",
+                    f"{name} is ignored: an {name}.* group registers a server only when "
+                    f"{name}.name is set",
                     Severity.WARNING,
                     "url" if "url" in values else None,
                 )

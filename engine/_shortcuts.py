@@ -3,9 +3,9 @@
 :class:`RegistrationShortcuts` is the convenience half of
 :class:`~tooldeck.ToolRegistry` (a mixin): ``add_tool`` and the ``@tool``
 decorator infer name, description and parameters from a handler's
-signature and docstring as the seed's ``addTool`` does, ``add_prompt``
-accepts a template or a handler, and the hosted entries take the seed's
-positional arguments. Each builds a spec and hands it to the registry's
+signature and docstring as ``addTool`` of the Java Functional Tools API
+does, ``add_prompt`` accepts a template or a handler, and the hosted entries
+take that API's positional arguments. Each builds a spec and hands it to the registry's
 spec-level method, where the duplicate policy and notifications live.
 """
 
@@ -79,7 +79,7 @@ class RegistrationShortcuts:
         result: ResultSpec | Mapping[str, Any] | None = None,
         **options: Any,
     ) -> ToolSpec:
-        """Register a tool, as the seed's ``addTool(name, description, function, params...)``.
+        """Register a tool, as the Java ``addTool(name, description, function, params...)`` does.
 
         ``name`` defaults to the handler's name in snake_case, ``description``
         to its docstring. With no ``params`` (and ``infer`` not False) they
@@ -228,7 +228,7 @@ class RegistrationShortcuts:
         on_duplicate: DuplicatePolicy | None = None,
         **options: Any,
     ) -> McpServerSpec:
-        """Declare an MCP server, as the seed's ``addMcpServer(name, url, auth, description)``.
+        """Declare an MCP server, as the Java ``addMcpServer(name, url, auth, description)`` does.
 
         ``options`` are :class:`McpServerSpec` fields (``command``, ``via``,
         ``prefix``, ``cache_ttl`` ...).

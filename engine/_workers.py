@@ -38,10 +38,20 @@ from collections.abc import Callable
 from concurrent.futures import Future, InvalidStateError
 from typing import TYPE_CHECKING, Any
 
+from tooldeck._words import plural
+
 if TYPE_CHECKING:
     import asyncio
 
 __all__ = ["HandlerTimedOut", "PoolSaturated", "WorkerPool"]
+
+
+def _busy(workers: int) -> str:
+    """``all 2 tool worker threads are busy``, ``the 1 tool worker thread is busy``."""
+    if workers == 1:
+        return "the 1 tool worker thread is busy"
+    return f"all {plural(workers, 'tool worker thread')} are busy"
+
 
 _IDLE_SECONDS = 60.0
 """A worker with nothing to do for this long ends; the next call starts a fresh one."""
@@ -118,8 +128,8 @@ class WorkerPool:
         with self._lock:
             if self._busy >= self.max_workers:
                 raise PoolSaturated(
-                    f"all {self.max_workers} tool worker threads are busy (slow or timed-out "
-                    "calls still running); try again shortly"
+                    f"{_busy(self.max_workers)} (slow or timed-out calls still running); try "
+                    "again shortly"
                 )
             self._busy += 1
             self._closed = False

@@ -152,6 +152,11 @@ def _count_lines(f: BinaryIO) -> int:
     return count + (last != b"\n")
 
 
+def _lines(count: int, more: str = "") -> str:
+    """``1 line``, ``2 more lines``: a count of lines with its noun agreeing."""
+    return f"{count} {more}line" + ("" if count == 1 else "s")
+
+
 def _window(f: BinaryIO, rel: str, start_line: int, max_lines: int) -> str:
     """The lines read_file returns, with a continuation marker if the file goes on."""
     window: list[str] = []
@@ -166,13 +171,13 @@ def _window(f: BinaryIO, rel: str, start_line: int, max_lines: int) -> str:
         chars += len(line) + 1
     if not window and (lineno > 0 or start_line > 1):
         raise ValueError(
-            f"start_line={start_line} is past the end of {rel!r}, which has {lineno} lines; "
+            f"start_line={start_line} is past the end of {rel!r}, which has {_lines(lineno)}; "
             f"use a start_line from 1 to {max(lineno, 1)}"
         )
     text = "\n".join(window)
     if remaining:
         next_line = start_line + len(window)
-        text += f"\n[... {remaining} more lines; call again with start_line={next_line}]"
+        text += f"\n[... {_lines(remaining, 'more ')}; call again with start_line={next_line}]"
     return text
 
 

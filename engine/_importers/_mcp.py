@@ -49,6 +49,7 @@ from tooldeck._importers._values import unwritable
 from tooldeck._importers._yaml_out import _comment, _Dumper, _Inline, bidi_escaped, modeline
 from tooldeck._model import McpServerSpec
 from tooldeck._names import is_provider_safe
+from tooldeck._words import plural
 
 __all__ = [
     "DEFAULT_TIMEOUT",
@@ -675,7 +676,7 @@ def render_mcp_manifest(
     if line:
         lines.append(line)
     count = len(imported.tools)
-    summary = f"{count} tool" + ("" if count == 1 else "s")
+    summary = plural(count, "tool")
     skipped = imported.result.skipped
     if skipped:
         summary += f" ({skipped} skipped, see the import's messages)"

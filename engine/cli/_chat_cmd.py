@@ -241,6 +241,9 @@ def _shower(redact: Callable[[str], str]) -> Callable[[LoopCall], None]:
 
 def _shown(text: str) -> str:
     """``text`` cut at :data:`SHOWN_CHARS` (saying how much more there was), lines indented."""
+    from tooldeck._words import plural
+
     if len(text) > SHOWN_CHARS:
-        text = f"{text[:SHOWN_CHARS]}... ({len(text) - SHOWN_CHARS} more characters)"
+        more = plural(len(text) - SHOWN_CHARS, "more character", "more characters")
+        text = f"{text[:SHOWN_CHARS]}... ({more})"
     return text.replace("\n", "\n   ")

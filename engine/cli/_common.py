@@ -78,7 +78,7 @@ def add_common(parser: argparse.ArgumentParser) -> None:
         "--config",
         type=Path,
         metavar="FILE",
-        help="application config: .yaml, .json or the seed's .properties",
+        help="application config: .yaml, .json or Java .properties",
     )
     parser.add_argument(
         "--project-dir",
@@ -224,9 +224,11 @@ def refuse_broken(loaded: Loaded, args: argparse.Namespace) -> None:
         return
     files = ", ".join(str(p) for p in loaded.resolved.manifests)
     if failed:
-        count = len(loaded.result.errors)
+        from tooldeck._words import plural
+
+        errors = plural(len(loaded.result.errors), "error")
         raise Refused(
-            f"not started: {count} error{'s' if count != 1 else ''} in {files} (above); fix "
+            f"not started: {errors} in {files} (above); fix "
             "them, or pass --allow-errors to start with what loaded"
         )
     registry = loaded.registry

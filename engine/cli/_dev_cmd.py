@@ -40,6 +40,7 @@ def run(args: argparse.Namespace) -> int:
     from tooldeck._config import load_config
     from tooldeck._registry import ToolRegistry
     from tooldeck._reload import watch
+    from tooldeck._words import plural
     from tooldeck.cli._terminal import one_line
     from tooldeck.manifest._events import ReloadEvent
 
@@ -55,7 +56,8 @@ def run(args: argparse.Namespace) -> int:
         stamp = time.strftime("%H:%M:%S")
         if first:
             first = False
-            print(f"[{stamp}] loaded {len(registry)} tools from {len(event.files)} files")
+            loaded = f"{plural(len(registry), 'tool')} from {plural(len(event.files), 'file')}"
+            print(f"[{stamp}] loaded {loaded}")
             for line in event.lines():
                 if not line.startswith("+ "):
                     print(f"  {one_line(line)}")  # one change or diagnostic per line

@@ -272,6 +272,7 @@ def _mcp(args: argparse.Namespace) -> int:
         render_mcp_manifest,
         server_source,
     )
+    from tooldeck._words import plural
 
     try:
         source = server_source(
@@ -302,7 +303,7 @@ def _mcp(args: argparse.Namespace) -> int:
     target = "standard output" if args.output is None else str(args.output)
     listed = result.definitions
     summary = (
-        f"imported {len(imported.tools)} of {listed} tools of MCP server "
+        f"imported {len(imported.tools)} of {plural(listed, 'tool')} of MCP server "
         f"{source.name!r} into {target}"
     )
     if result.skipped:
@@ -317,6 +318,7 @@ def _mcp(args: argparse.Namespace) -> int:
 
 def _finish(result: ImportResult, args: argparse.Namespace, where: str, allow: str) -> int:
     from tooldeck._importers import render_manifest
+    from tooldeck._words import plural
 
     text = render_manifest(result, output=args.output, handlers=where)
     _check_size(result, text)
@@ -326,7 +328,9 @@ def _finish(result: ImportResult, args: argparse.Namespace, where: str, allow: s
         _write(args.output, text)
     code = _report(result, args.verbose)
     target = "standard output" if args.output is None else str(args.output)
-    summary = f"imported {len(result.tools)} of {result.definitions} definitions into {target}"
+    summary = (
+        f"imported {len(result.tools)} of {plural(result.definitions, 'definition')} into {target}"
+    )
     if result.skipped:
         summary += f"; {result.skipped} skipped (see above)"
     print(summary, file=sys.stderr)
@@ -354,6 +358,7 @@ def _check_size(result: ImportResult, text: str) -> None:
 
 def _report(result: ImportResult, verbose: bool) -> int:
     from tooldeck._importers import Severity
+    from tooldeck._words import plural
 
     notes = 0
     for problem in result.problems:
@@ -362,7 +367,8 @@ def _report(result: ImportResult, verbose: bool) -> int:
             continue
         print(problem.format(result.source), file=sys.stderr)
     if notes:
-        print(f"{notes} notes about renames and rewrites (--verbose shows them)", file=sys.stderr)
+        about = f"{plural(notes, 'note')} about renames and rewrites (--verbose shows them)"
+        print(about, file=sys.stderr)
     return result.exit_code()
 
 

@@ -251,12 +251,15 @@ def _print_listing(listing: dict[str, Any]) -> None:
 
 
 def _lines(listing: dict[str, Any]) -> list[str]:
+    from tooldeck._words import plural
+
     lines = []
     for row in listing["tools"]:
         params = ", ".join(p["name"] if p["required"] else f"[{p['name']}]" for p in row["params"])
         where = f"  {row['source']}" if row["source"] else ""
         lines.append(
-            f"{row['name']}({params})  [{row['bundle'] or '-'}]  ~{row['tokens']} tokens{where}"
+            f"{row['name']}({params})  [{row['bundle'] or '-'}]  "
+            f"~{plural(row['tokens'], 'token')}{where}"
         )
         summary = _first_line(row["description"]) if row["description"] else "(no description)"
         lines.append(f"    {summary}")
@@ -284,6 +287,8 @@ def _first_line(text: str | None) -> str:
 
 
 def _said(server: dict[str, Any]) -> str:
+    from tooldeck._words import plural
+
     status = server.get("status")
     if status is None:
         return ""
@@ -292,7 +297,7 @@ def _said(server: dict[str, Any]) -> str:
     if status["error"]:
         return f"  (unavailable: {status['error']})"
     count = len(status["tools"])
-    parts = [f"{count} tool" + ("" if count == 1 else "s")]
+    parts = [plural(count, "tool")]
     if status["shadowed"]:
         parts.append("shadowed: " + ", ".join(status["shadowed"]))
     if status["unresolved"]:

@@ -54,6 +54,7 @@ from urllib.parse import quote
 
 from tooldeck._diagnostics import Diagnostic, Severity
 from tooldeck._secrets import Secrets
+from tooldeck._words import plural
 from tooldeck.cli._terminal import one_line, printable
 
 __all__ = [
@@ -93,10 +94,6 @@ def sort_diagnostics(diagnostics: Sequence[Diagnostic]) -> list[Diagnostic]:
 
 def _count(diagnostics: Sequence[Diagnostic], severity: Severity) -> int:
     return sum(1 for d in diagnostics if d.severity == severity)
-
-
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
 class Reporter(ABC):
@@ -151,11 +148,11 @@ class TextReporter(Reporter):
     @staticmethod
     def summary(diagnostics: Sequence[Diagnostic], *, files_checked: int) -> str:
         """``N errors, M warnings in K files`` or ``no problems in K files``."""
-        files = _plural(files_checked, "file")
+        files = plural(files_checked, "file")
         if not diagnostics:
             return f"no problems in {files}"
-        errors = _plural(_count(diagnostics, Severity.ERROR), "error")
-        warnings = _plural(_count(diagnostics, Severity.WARNING), "warning")
+        errors = plural(_count(diagnostics, Severity.ERROR), "error")
+        warnings = plural(_count(diagnostics, Severity.WARNING), "warning")
         return f"{errors}, {warnings} in {files}"
 
 

@@ -33,6 +33,7 @@ from tooldeck._model import (
 from tooldeck._params import MISSING, ParamDescriptor
 from tooldeck._prepare import prepare_tool
 from tooldeck._prompts import PreparedPrompt, prepare_prompt
+from tooldeck.manifest._buildpaths import find_injected, param_path
 from tooldeck.manifest._builduse import build_use
 from tooldeck.manifest._resolve import (
     STATIC_NOTES,
@@ -269,7 +270,7 @@ class _Builder:
         elif exc.code == "TD109":
             where = (*path, "result", "select")
         elif exc.code == "TD105" and exc.param and entries is not None:
-            nested = _find_nested(entries, exc.param)
+            nested = find_injected(entries, exc.param)
             where = (*path, "params", *nested) if nested else path
         elif exc.param and entries is not None:
             matches = [
@@ -279,8 +280,11 @@ class _Builder:
             ]
             if matches:  # a duplicate (TD103) is reported where it is repeated
                 index = matches[-1] if exc.code == "TD103" else matches[0]
-                where = (*path, "params", index, _ERROR_FIELD.get(exc.code, "name"))
+                below = param_path(entries[index], exc.field_path) or ()  # () when not as written
+                where = (*path, "params", index, *below, _ERROR_FIELD.get(exc.code, "name"))
         self.report(where, exc.code, exc.message, tool=name)
+        for other in exc.also:  # every problem the same pass found (all bad defaults)
+            self.registration_error(other, path, entries, name)
 
     def tool(self, entry: Mapping[str, Any], path: Path_, defaults: Mapping[str, Any]) -> None:
         if "use" in entry:
@@ -370,7 +374,11 @@ class _Builder:
                 return
         declared = entry.get("params")
         if declared is None and handler is not None:
-            params: tuple[ParamDescriptor, ...] | None = infer_params(handler)
+            try:
+                params: tuple[ParamDescriptor, ...] | None = infer_params(handler)
+            except RegistrationError as exc:  # an annotation with no JSON form (TD116)
+                self.report((*path, "handler"), exc.code, exc.message, tool=name)
+                return
         else:
             params = self.params(declared or [], (*path, "params"), name)
         if params is None:
@@ -458,26 +466,6 @@ class _Builder:
         except RegistrationError as exc:
             key = exc.param if exc.param is not None and exc.param in entry else "user_location"
             self.report((*path, key) if key in entry else path, exc.code, exc.message)
-
-
-def _find_nested(entries: Any, name: str) -> tuple[str | int, ...] | None:
-    """The path (below ``params``) of a nested field ``name`` declaring ``inject`` (TD105)."""
-    if not isinstance(entries, list):
-        return None
-    for index, entry in enumerate(entries):
-        if not isinstance(entry, Mapping):
-            continue
-        found = _find_nested(entry.get("properties"), name)
-        if found is not None:
-            return (index, "properties", *found)
-        items = entry.get("items")
-        if isinstance(items, Mapping):
-            found = _find_nested(items.get("properties"), name)
-            if found is not None:
-                return (index, "items", "properties", *found)
-        if entry.get("name") == name and "inject" in entry:
-            return (index, "inject")
-    return None
 
 
 def _retry(entry: Mapping[str, Any], path: Path_, builder: _Builder, tool: str) -> RetrySpec | None:

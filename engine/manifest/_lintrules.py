@@ -22,6 +22,7 @@ from typing import Any
 from tooldeck._diagnostics import Diagnostic, Severity
 from tooldeck._names import is_provider_safe
 from tooldeck._registry import ToolRegistry
+from tooldeck._words import plural
 from tooldeck.manifest._build import Bundle
 from tooldeck.manifest._lintsignature import check_signatures
 from tooldeck.manifest._manifests import LoadResult
@@ -74,12 +75,20 @@ class LintContext:
         code: str,
         message: str,
         tool: str | None = None,
+        *,
+        severity: Severity | None = None,
     ) -> Diagnostic:
+        """A diagnostic of rule ``code`` at ``path``: the rule's default severity unless given.
+
+        ``severity`` is for a rule whose forms differ in weight (TD411: a type the
+        handler cannot take is an error, one it takes by a lossless conversion a
+        warning); configured severities still re-level every form alike.
+        """
         doc = self.result.documents[bundle.file]
         return Diagnostic(
             code=code,
             message=message,
-            severity=RULE_BY_CODE[code].severity,
+            severity=RULE_BY_CODE[code].severity if severity is None else severity,
             location=doc.locate(path),
             tool_name=tool,
         )
@@ -160,7 +169,8 @@ def _tool_description_short(ctx: LintContext) -> Iterator[Diagnostic]:
                 bundle,
                 where,
                 "TD402",
-                f"tool {spec.name!r} description is {len(text)} characters; write at least {limit}",
+                f"tool {spec.name!r} description is {plural(len(text), 'character')}; write at "
+                f"least {limit}",
                 spec.name,
             )
 
@@ -208,7 +218,7 @@ def _param_description_short(ctx: LintContext) -> Iterator[Diagnostic]:
                     where,
                     "TD404",
                     f"parameter {param.name!r} description is "
-                    f"{len(text)} characters; write at least {limit}",
+                    f"{plural(len(text), 'character')}; write at least {limit}",
                     spec.name,
                 )
 
@@ -290,7 +300,7 @@ def _token_budget(ctx: LintContext) -> Iterator[Diagnostic]:
                 (),
                 "TD406",
                 f"bundle {bundle.name!r} definitions cost about "
-                f"{total} tokens, over the budget of {budget}",
+                f"{plural(total, 'token')}, over the budget of {budget}",
             )
 
 

@@ -4,7 +4,10 @@ Three checks on a tool's explicit ``params`` (inferred ones match the handler
 by construction):
 
 - the declared JSON type holds values the handler's annotation cannot take
-  (``type: string`` for an ``int``);
+  (``type: string`` for an ``int``): an error, since every call carrying such
+  a value fails with ``invalid_arguments`` (:func:`tooldeck._convert.fitted_converter`);
+  a type the annotation takes only by a lossless conversion (``integer`` for a
+  ``float``) is a warning, since it narrows what the model may send;
 - a nullable type or ``default: null`` hands ``None`` to a handler whose
   annotation is not Optional and whose own default is not ``None``;
 - a declared parameter the handler does not accept (no such parameter, no
@@ -13,10 +16,9 @@ by construction):
   for that parameter is not repeated.
 
 The check is registered by :mod:`tooldeck.manifest._lintrules` (this module
-does not import it: the import graph has no cycles). Only the standard
-library is imported here; annotation classes (``uuid``, ``decimal``,
-pydantic) are looked up in ``sys.modules``, since a handler annotated with
-one has already imported it.
+does not import it: the import graph has no cycles). Which JSON types an
+annotation takes is :mod:`tooldeck._accepts`, shared with the call path so
+that what lint calls an error is what a call refuses.
 """
 
 from __future__ import annotations
@@ -24,20 +26,16 @@ from __future__ import annotations
 import inspect
 import json
 import sys
-import types
-import typing
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
-from tooldeck._diagnostics import Diagnostic, SourceLocation
+from tooldeck._accepts import accepted_types, lossless_types
+from tooldeck._diagnostics import Diagnostic, Severity, SourceLocation
 
 __all__ = ["accepted_types", "check_signatures"]
 
 CODE = "TD411"
 
-_ARRAY = frozenset({"array"})
-_OBJECT = frozenset({"object"})
-_STRING = frozenset({"string"})
 _VARIADIC = (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
 
 
@@ -46,10 +44,14 @@ def check_signatures(ctx: Any) -> Iterator[Diagnostic]:
 
     Catches a declared JSON type the handler's annotation cannot take
     (``type: string`` for ``count: int``, ``type: object`` for a ``list``),
-    a nullable type or ``default: null`` for a parameter whose annotation is
-    not Optional and whose handler default is not ``None``, and a declared
+    an error since every call carrying such a value fails; a type it takes
+    only by a lossless conversion (``type: integer`` for ``ratio: float``),
+    a warning since the model may not send what the handler could use; a
+    nullable type or ``default: null`` for a parameter whose annotation is
+    not Optional and whose handler default is not ``None``; and a declared
     parameter the handler does not accept (also when the tool has other
-    errors, which stop the loader at the first one).
+    errors, which stop the loader at the first one). The last two are
+    warnings.
 
     Why: the schema promises the model values the handler was not written
     for; calls pass validation and then fail, or misbehave, inside it.
@@ -232,13 +234,18 @@ def _types(
         takes, target = known
         annotation = target.annotation
         wrong = [k for k in kinds if k != "null" and k not in takes]
-        if not wrong and ("null" in takes or not ("null" in kinds or param.absent_default)):
+        widened = [k for k in kinds if k in lossless_types(annotation)] if not wrong else []
+        if (
+            not wrong
+            and not widened
+            and ("null" in takes or not ("null" in kinds or param.absent_default))
+        ):
             continue
         here = (*path, "params", index)
         key = "type" if "type" in raw else "schema" if "schema" in raw else None
         type_path = here if key is None else (*here, key)
         shown = _annotation_text(annotation)
-        if wrong:
+        if wrong:  # a call carrying such a value fails: an error, whatever else is said
             yield ctx.at(
                 bundle,
                 type_path,
@@ -246,6 +253,19 @@ def _types(
                 f"parameter {param.name!r} is declared {_json_type(kinds)} but handler "
                 f"{reference} annotates it `{shown}`, which takes {_json_type(sorted(takes))}; "
                 "change the declared type or the annotation",
+                spec.name,
+                severity=Severity.ERROR,
+            )
+        elif widened:
+            better = list(dict.fromkeys("number" if k in widened else k for k in kinds))
+            yield ctx.at(
+                bundle,
+                type_path,
+                CODE,
+                f"parameter {param.name!r} is declared {_json_type(kinds)} but handler "
+                f"{reference} annotates it `{shown}`: the model may send only "
+                f"{' or '.join(f'{k}s' for k in widened)}, each converted without loss; "
+                f"declare {_json_type(better)} unless that narrowing is meant",
                 spec.name,
             )
         if "null" in takes:
@@ -285,112 +305,3 @@ def _annotation_text(annotation: Any) -> str:
     if isinstance(annotation, type):
         return annotation.__qualname__
     return inspect.formatannotation(annotation).replace("typing.", "")
-
-
-def accepted_types(annotation: Any) -> frozenset[str] | None:
-    """The JSON types a handler annotation can take; None for anything (or unknown)."""
-    from tooldeck._typing import split_optional, unwrap_annotated
-
-    annotation, _ = unwrap_annotated(annotation)
-    inner, optional = split_optional(annotation)
-    if optional:
-        base = accepted_types(inner)
-        return None if base is None else base | {"null"}
-    if annotation is inspect.Parameter.empty or annotation is Any or annotation is object:
-        return None
-    if annotation is None or annotation is type(None):
-        return frozenset({"null"})
-    supertype = getattr(annotation, "__supertype__", None)  # typing.NewType
-    if supertype is not None:
-        return accepted_types(supertype)
-    origin = typing.get_origin(annotation)
-    if origin is not None:
-        return _generic(annotation, origin)
-    if isinstance(annotation, type):
-        return _class(annotation)
-    return None  # a forward reference left as a string, a TypeVar, ...
-
-
-def _generic(annotation: Any, origin: Any) -> frozenset[str] | None:
-    from tooldeck._typing import is_abc_origin
-
-    args = typing.get_args(annotation)
-    if origin is typing.Union or origin is types.UnionType:
-        found: frozenset[str] = frozenset()
-        for arg in args:
-            part = accepted_types(arg)
-            if part is None:
-                return None
-            found |= part
-        return found
-    if origin is typing.Literal:
-        return _values(args)
-    if origin is typing.Annotated:
-        return accepted_types(args[0]) if args else None
-    if origin in (list, tuple, set, frozenset) or is_abc_origin(origin, "Sequence", "Set"):
-        return _ARRAY
-    if origin is dict or is_abc_origin(origin, "Mapping"):
-        return _OBJECT
-    return None
-
-
-def _class(cls: type) -> frozenset[str] | None:
-    import enum
-
-    from tooldeck._typing import is_abc_origin
-
-    if cls is bool:
-        return frozenset({"boolean"})
-    if issubclass(cls, enum.Enum):
-        return _values(tuple(member.value for member in cls))
-    if cls is int:
-        return frozenset({"integer"})
-    if cls is float:
-        return frozenset({"number", "integer"})
-    if issubclass(cls, str):
-        return _STRING
-    if _is_string_class(cls):
-        return _STRING
-    decimal = sys.modules.get("decimal")
-    if decimal is not None and cls is decimal.Decimal:
-        return frozenset({"number", "integer", "string"})
-    if issubclass(cls, list | tuple | set | frozenset) or is_abc_origin(cls, "Sequence", "Set"):
-        return _ARRAY
-    if issubclass(cls, dict) or is_abc_origin(cls, "Mapping"):
-        return _OBJECT
-    if typing.is_typeddict(cls) or hasattr(cls, "__dataclass_fields__"):
-        return _OBJECT
-    if callable(getattr(cls, "model_validate", None)):  # a pydantic model
-        return _OBJECT
-    return None
-
-
-def _is_string_class(cls: type) -> bool:
-    """Path, date, datetime, time and UUID: sent as strings, converted on the way in."""
-    pathlib = sys.modules.get("pathlib")
-    if pathlib is not None and issubclass(cls, pathlib.PurePath):
-        return True
-    datetime = sys.modules.get("datetime")
-    if datetime is not None and cls in (datetime.date, datetime.datetime, datetime.time):
-        return True
-    uuid = sys.modules.get("uuid")
-    return uuid is not None and cls is uuid.UUID
-
-
-def _values(values: tuple[Any, ...]) -> frozenset[str] | None:
-    """The JSON types of literal (or Enum) values; None when one has no JSON type here."""
-    found = set()
-    for value in values:
-        if value is None:
-            found.add("null")
-        elif isinstance(value, bool):
-            found.add("boolean")
-        elif isinstance(value, int):
-            found.add("integer")
-        elif isinstance(value, float):
-            found.update(("number", "integer"))
-        elif isinstance(value, str):
-            found.add("string")
-        else:
-            return None
-    return frozenset(found)

@@ -163,9 +163,15 @@ def _type_name(name: str) -> str | None:
 def _unknown_type(name: str) -> str:
     import difflib
 
-    from tooldeck._params import JSON_TYPES, TYPE_ALIASES
+    from tooldeck._params import JSON_TYPES, TYPE_ALIASES, format_hint
 
     allowed = [*JSON_TYPES, "any"]
+    fmt = format_hint(name)
+    if fmt is not None:  # type: date -> type: string with format: date
+        return (
+            f"unknown type {_short(name)}; JSON has no {name.strip()} type: write "
+            f"type: string with format: {fmt}"
+        )
     close = difflib.get_close_matches(name.lower(), [*allowed, *TYPE_ALIASES], n=1, cutoff=0.6)
     hint = ""
     if close:

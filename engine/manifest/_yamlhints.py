@@ -7,12 +7,16 @@ have recognisable shapes, so each gets a sentence naming the fix, shown
 where it happened; the parser's own words follow in parentheses, so nothing
 is lost when a guess does not fit.
 
-The mistakes covered: a key indented differently from its siblings, an item
-without its ``- ``, an unquoted ``: `` inside a value, a quote or a bracket
-that is never closed, a key without ``:``.
+The mistakes covered: a key indented differently from its siblings (one
+indented less is to be indented to line up with them; one the item above
+already has starts a new item and needs its ``- ``), an item without its
+``- ``, an unquoted ``: `` inside a value, a quote or a bracket that is never
+closed, a key without ``:``.
 """
 
 from __future__ import annotations
+
+from tooldeck._words import plural
 
 __all__ = ["explain_syntax_error"]
 
@@ -50,8 +54,8 @@ def _hint(  # noqa: PLR0917 - one return per recognised mistake reads best
         above = _previous(lines, line)
         if above is not None and _indent(here) > _key_column(above) and ": " in above:
             return (
-                f"this line is indented {_indent(here)} spaces, more than the key above it "
-                f"({_key_column(above)}), so YAML reads it as part of that key's value; "
+                f"this line is indented {plural(_indent(here), 'space')}, more than the key "
+                f"above it ({_key_column(above)}), so YAML reads it as part of that key's value; "
                 "align it with the key above"
             )
         return "a ': ' here starts a key where none may start; quote the value it belongs to"
@@ -73,17 +77,30 @@ def _hint(  # noqa: PLR0917 - one return per recognised mistake reads best
     ):
         items = _list_column(lines, line)
         if items is not None and not here.lstrip().startswith("- "):
-            if _indent(here) > items:
-                return (
-                    f"this line is indented {_indent(here)} spaces, but the keys of the item "
-                    f"above are at {items + 2}: align it with them (or, if it starts a new item, "
-                    f"write '- ' at column {items + 1})"
+            repeated = _key(here)
+            if repeated is not None and repeated in _item_keys(lines, line, items):
+                return (  # the item above has this key already: this line starts the next one
+                    f"a list item must start with '- ' at column {items + 1}: the item above "
+                    f"already has {repeated!r}; add the '- '"
                 )
-            return f"a list item must start with '- ' at column {items + 1}; add the '- '"
+            return (
+                f"{_this(here)} is indented {plural(_indent(here), 'space')}, less than the keys "
+                f"of the item above ({items + 2}): indent it by {items + 2 - _indent(here)} to "
+                "line up with them"
+            )
         return "this line is indented differently from the lines it belongs with; align it"
     if "block mapping" in context and "expected key" in problem:
+        above = _previous(lines, line)
+        if above is not None and _indent(here) < _key_column(above):
+            return (
+                f"{_this(here)} is indented {plural(_indent(here), 'space')}, less than the key "
+                f"above it ({_key_column(above)}): indent it by "
+                f"{_key_column(above) - _indent(here)} to line up with it (keys of one mapping "
+                "share their indentation, spaces only)"
+            )
         return (
-            f"this line is indented {_indent(here)} spaces, which matches no key above it: "
+            f"this line is indented {plural(_indent(here), 'space')}, which matches no key above "
+            "it: "
             "keys of one mapping share their indentation (spaces only)"
         )
     if "could not find expected ':'" in problem:
@@ -122,6 +139,35 @@ def _key_column(text: str) -> int:
 
 def _indent(text: str) -> int:
     return len(text) - len(text.lstrip(" "))
+
+
+def _this(text: str) -> str:
+    return "this key" if _key(text) is not None else "this line"
+
+
+def _key(text: str) -> str | None:
+    """The key a ``key: value`` (or ``key:``) line starts with, if it is one."""
+    stripped = text.strip()
+    if stripped.startswith("- "):
+        stripped = stripped[2:].lstrip()
+    key, colon, _ = stripped.partition(":")
+    return key.strip().strip("\"'") if colon and key.strip() else None
+
+
+def _item_keys(lines: list[str], line: int, items: int) -> set[str]:
+    """The keys of the list item (its '- ' at column ``items``) that ends above ``line``."""
+    keys: set[str] = set()
+    for number in range(line - 2, -1, -1):
+        text = lines[number]
+        if not text.strip() or text.lstrip().startswith("#"):
+            continue
+        if _indent(text) == items + 2 or (_indent(text) == items and text.lstrip()[:2] == "- "):
+            key = _key(text)
+            if key is not None:
+                keys.add(key)
+        if _indent(text) <= items:
+            break
+    return keys
 
 
 def _list_column(lines: list[str], line: int) -> int | None:

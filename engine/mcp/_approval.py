@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from tooldeck._policies import ApprovalRequest, Decision
+from tooldeck._words import plural
 
 if TYPE_CHECKING:
     from mcp.server.session import ServerSession
@@ -173,7 +174,8 @@ def approval_message(request: ApprovalRequest) -> str:
         arguments = repr(dict(request.arguments))
     if len(arguments) > _ARGUMENTS_LIMIT:
         cut = len(arguments) - _ARGUMENTS_LIMIT
-        arguments = f"{arguments[:_ARGUMENTS_LIMIT]}\n[... {cut} more characters not shown]"
+        more = plural(cut, "more character", "more characters")
+        arguments = f"{arguments[:_ARGUMENTS_LIMIT]}\n[... {more} not shown]"
     return f"Allow the tool {spec.name!r} to run?\nSide effect: {effect}\nArguments:\n{arguments}"
 
 

@@ -42,6 +42,7 @@ from mcp_types import (
 
 from tooldeck._model import MCP_CALL_TIMEOUT
 from tooldeck._secrets import server_credentials
+from tooldeck._words import plural
 from tooldeck.mcp._clientlogs import redact_logs
 from tooldeck.mcp._stdio import TOO_MANY_TOOLS, TransportState
 from tooldeck.mcp._transports import open_transport
@@ -297,7 +298,9 @@ class McpConnection:
                 raise self._translate(exc) from exc
             tools.extend(page.tools)
             if len(tools) > most:
-                raise ListingRefused(f"it lists more than {most:,} tools (max_tools)")
+                raise ListingRefused(
+                    f"it lists more than {plural(most, 'tool', grouped=True)} (max_tools)"
+                )
             if self._transport.received - start > budget:
                 raise ListingRefused(
                     f"its tool list is over {budget:,} bytes (4 x max_reply_bytes)"

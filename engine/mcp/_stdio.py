@@ -51,6 +51,8 @@ from mcp_types import (
     jsonrpc_message_adapter,
 )
 
+from tooldeck._words import plural
+
 if TYPE_CHECKING:
     from anyio.abc import Process
     from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
@@ -257,7 +259,7 @@ class _Listings:
         tools = answer.result.get("tools") if isinstance(answer, JSONRPCResponse) else None
         if not isinstance(tools, list) or len(tools) <= self.max_tools:
             return item
-        words = f"it lists more than {self.max_tools:,} tools (max_tools)"
+        words = f"it lists more than {plural(self.max_tools, 'tool', grouped=True)} (max_tools)"
         error = ErrorData(code=TOO_MANY_TOOLS, message=words)
         return SessionMessage(JSONRPCError(jsonrpc="2.0", id=answer.id, error=error))
 

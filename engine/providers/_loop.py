@@ -33,6 +33,7 @@ from tooldeck._calltypes import ToolCall, ToolResult
 from tooldeck._errors import ToolDeckError
 from tooldeck._log import get_logger
 from tooldeck._policies import Decision
+from tooldeck._words import plural
 
 if TYPE_CHECKING:
     from tooldeck._registry import ToolRegistry
@@ -282,7 +283,9 @@ class Toolbox:
         self, registry: ToolRegistry, calls: Sequence[ModelCall], asked: int, cap: int, turn: int
     ) -> list[LoopCall]:
         """The calls past the per-turn cap, each answered (every call id needs an output)."""
-        message = f"not run: this turn asked for {asked} tool calls; at most {cap} run per turn"
+        message = (
+            f"not run: this turn asked for {plural(asked, 'tool call')}; at most {cap} run per turn"
+        )
         message += " (the first ones, in your order); ask again for any still needed"
         return [
             LoopCall(
@@ -413,7 +416,7 @@ def _unasked(
     """Hosted approval requests past the per-turn cap: denied without asking anyone."""
     over = approvals[cap:]
     reason = (
-        f"not asked: this turn asked for {len(approvals)} approvals; at most {cap} are "
-        "asked per turn"
+        f"not asked: this turn asked for {plural(len(approvals), 'approval')}; at most {cap} "
+        f"{'is' if cap == 1 else 'are'} asked per turn"
     )
     return [(approval, Decision.deny(reason)) for approval in over]

@@ -114,7 +114,7 @@ def test_dev_prints_each_change_and_stops_on_ctrl_c(tmp_path: Path) -> None:
     )
     output = Output(proc)
     try:
-        output.expect(rf"{STAMP} loaded 1 tools from 1 files", timeout=STARTUP)
+        output.expect(rf"{STAMP} loaded 1 tool from 1 file", timeout=STARTUP)
         # armed: edits from now on are seen, and Ctrl-C reaches the watch loop's handler
         output.expect(re.escape(f"watching {folder} (Ctrl-C to stop)"))
 

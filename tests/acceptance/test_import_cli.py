@@ -121,7 +121,7 @@ def test_stubs_and_manifest_pass_tooldeck_lint(
     assert out == ""
     assert "imported 2 of 2 definitions into manifests/tools.yaml" in err
     assert "check it with: tooldeck lint manifests/tools.yaml --allow-handlers myapp.tools" in err
-    assert "1 notes about renames" in err  # weather.forecast -> weather_forecast
+    assert "1 note about renames" in err  # weather.forecast -> weather_forecast
     stubs = (tmp_path / "myapp" / "tools.py").read_text(encoding="utf-8")
     assert "def weather_forecast(*, city: str, days: int = 3) -> Any:" in stubs
     manifest = yaml.safe_load((tmp_path / "manifests" / "tools.yaml").read_text(encoding="utf-8"))

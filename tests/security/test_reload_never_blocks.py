@@ -221,7 +221,7 @@ def test_tooldeck_dev_reports_each_swap_and_applies_the_next_good_save(tmp_path:
     proc = spawn([str(scripts / "tooldeck"), "dev", "-m", str(folder)], tmp_path)
     output = Output(proc)
     try:
-        output.expect(rf"{STAMP} loaded 1 tools from 1 files", timeout=STARTUP)
+        output.expect(rf"{STAMP} loaded 1 tool from 1 file", timeout=STARTUP)
         output.expect(re.escape(f"watching {folder} (Ctrl-C to stop)"), timeout=WAIT)
         for _what, swap, kind in DEV_SWAPS:
             remove(manifest)

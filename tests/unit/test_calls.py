@@ -212,18 +212,45 @@ def test_placeholder_result_is_validated():
 
 
 @pytest.mark.parametrize(
-    "param",
+    ("param", "why"),
     [
-        Param("n", "integer", default="three"),
-        Param("n", "integer", default=5, maximum=3),
-        Param("s", default="x", enum=["a", "b"]),
-        Param("s", default="abc", pattern="^[0-9]+$"),
+        (
+            Param("n", "integer", default="three"),
+            'default "three" is not valid: expected integer, got string "three"',
+        ),
+        (Param("n", "integer", default=5, maximum=3), "default 5 is greater than the maximum of 3"),
+        (Param("s", default="x", enum=["a", "b"]), 'default "x" is not one of "a", "b"'),
+        (
+            Param("s", default="abc", pattern="^[0-9]+$"),
+            'default "abc" does not match the pattern ^[0-9]+$',
+        ),
     ],
 )
-def test_invalid_defaults_are_rejected_at_registration(param):
-    with pytest.raises(RegistrationError, match="is not valid for the parameter") as info:
+def test_invalid_defaults_are_rejected_at_registration_saying_why(param, why):
+    with pytest.raises(RegistrationError) as info:
         ToolRegistry().add_tool("t", "T.", lambda **kw: kw, param)
     assert info.value.code == "TD108"
+    assert info.value.message == f"parameter {param.name!r}: {why}"
+
+
+def test_every_invalid_default_of_a_tool_is_in_one_registration_error():
+    with pytest.raises(RegistrationError) as info:
+        ToolRegistry().add_tool(
+            "t",
+            "T.",
+            lambda **kw: kw,
+            Param("a", "integer", default=0, minimum=1),
+            Param("o", "object", properties=(Param("n", "integer", default="x"),)),
+            Param("b", "string", default="z", enum=["x", "y"]),
+        )
+    error = info.value
+    assert (error.param, error.field_path) == ("a", ())
+    assert [(e.param, e.field_path, e.code) for e in error.also] == [
+        ("o", ("properties", "n"), "TD108"),
+        ("b", (), "TD108"),
+    ]
+    assert "parameter 'o': field n: default" in str(error)
+    assert "(and 2 more: " in str(error)
 
 
 def test_optional_without_default_leaves_handler_default():

@@ -12,6 +12,7 @@ from typing import Annotated, Any, Literal, Optional, TypedDict
 import pytest
 
 from tooldeck import Diagnostic, load_manifests
+from tooldeck._accepts import lossless_types
 from tooldeck.manifest._lint import LintSettings, lint
 from tooldeck.manifest._lintsignature import accepted_types
 
@@ -47,6 +48,10 @@ def takes_str(value: str) -> str:
 
 
 def takes_float(value: float) -> float:
+    return value
+
+
+def takes_float_or_none(value: float | None = None) -> float | None:
     return value
 
 
@@ -164,8 +169,29 @@ def test_a_declared_type_the_annotation_cannot_take_is_reported(tmp_path, handle
     assert diagnostic.location is not None
     assert diagnostic.location.json_path == "$.tools[0].params[0].type"
     assert diagnostic.location.line == 7  # the parameter's line, after 6 lines of the tool
-    assert diagnostic.severity.value == "warning"
+    assert diagnostic.severity.value == "error"  # a call sending such a value fails
     assert diagnostic.tool_name == "probe"
+
+
+@pytest.mark.parametrize("declared", ["integer", '[integer, "null"]'])
+def test_a_type_taken_only_by_a_lossless_conversion_is_a_warning(tmp_path, declared):
+    handler = "takes_float" if "null" not in declared else "takes_float_or_none"
+    (diagnostic,) = td411(tmp_path, handler, f"{{name: value, type: {declared}, description: V X}}")
+    assert diagnostic.severity.value == "warning"
+    assert diagnostic.location is not None
+    assert diagnostic.location.json_path == "$.tools[0].params[0].type"
+    assert "may send only integers, each converted without loss" in diagnostic.message
+    better = 'type "number"' if "null" not in declared else 'type ["number", "null"]'
+    assert f"declare {better} unless" in diagnostic.message
+
+
+def test_a_configured_severity_relevels_every_form(tmp_path):
+    body = tool("takes_int", "{name: value, type: string, description: V X}", name="one")
+    body += tool("takes_float", "{name: value, type: integer, description: V X}", name="two")
+    path = write(tmp_path, body)
+    registry, result = load_manifests([path], allow_handlers=[HERE], environ={})
+    found = lint(result, registry, LintSettings(severity={"TD411": "warning"}))
+    assert [d.severity.value for d in found if d.code == "TD411"] == ["warning", "warning"]
 
 
 def test_the_message_names_the_handler_and_what_it_takes(tmp_path):
@@ -181,7 +207,6 @@ def test_the_message_names_the_handler_and_what_it_takes(tmp_path):
     ("handler", "declared"),
     [
         ("takes_int", "integer"),
-        ("takes_float", "integer"),
         ("takes_float", "number"),
         ("takes_optional", '[string, "null"]'),
         ("takes_optional", "string"),
@@ -369,3 +394,19 @@ def test_the_rule_can_be_switched_off(tmp_path):
 def test_accepted_types(annotation, expected):
     found = accepted_types(annotation)
     assert (None if found is None else set(found)) == expected
+
+
+@pytest.mark.parametrize(
+    ("annotation", "expected"),
+    [
+        (float, {"integer"}),
+        (Optional[float], {"integer"}),  # noqa: UP045
+        (float | int, set()),  # int takes integers as they are
+        (int, set()),
+        (str, set()),
+        (Any, set()),
+        (Literal[1.5], set()),
+    ],
+)
+def test_lossless_types(annotation, expected):
+    assert set(lossless_types(annotation)) == expected

@@ -852,7 +852,7 @@ def test_calling_the_bundled_file_tools(tmp_path: Path) -> None:
         prompt = registry.render_prompt("explore_project", {})
         spec = registry.get_tool("read_file")
     assert read.ok, read.text
-    assert read.text == "line one\nline two\n[... 1 more lines; call again with start_line=3]"
+    assert read.text == "line one\nline two\n[... 1 more line; call again with start_line=3]"
     assert listing.ok
     assert listing.value == [{"path": "notes.txt", "type": "file", "size": 29}]
     assert not escape.ok

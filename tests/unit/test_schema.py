@@ -490,7 +490,7 @@ def test_any_has_no_type_key(declared):
     assert schema_validator(schema).is_valid({"p": [1, {"a": None}]})
 
 
-@pytest.mark.parametrize("declared", ["strng", "integr", "object?", ["string", "nul"], "date"])
+@pytest.mark.parametrize("declared", ["strng", "integr", "object?", ["string", "nul"], "file"])
 def test_unknown_type_names_raise_and_list_allowed_types(declared):
     with pytest.raises(RegistrationError) as info:
         Param("p", declared)
@@ -502,6 +502,13 @@ def test_unknown_type_names_raise_and_list_allowed_types(declared):
         assert alias in message
     assert info.value.code == "TD101"
     assert info.value.param == "p"
+
+
+def test_a_format_written_as_a_type_names_the_type_and_format_to_write():
+    with pytest.raises(RegistrationError) as info:
+        Param("p", "date")
+    assert "JSON has no date type: declare type 'string' with format='date'" in str(info.value)
+    assert info.value.code == "TD101"
 
 
 def test_unknown_type_in_items_or_properties_raises():

@@ -10,7 +10,27 @@ CASES = [
     (
         "a key indented one space less than its siblings",
         "version: 1\ntools:\n  - name: f\n   description: x\n",
-        (4, "indented 3 spaces, but the keys of the item above are at 4"),
+        (
+            4,
+            "this key is indented 3 spaces, less than the keys of the item above (4): indent it "
+            "by 1 to line up with them",
+        ),
+    ),
+    (
+        "a key indented as far as the '- ' of its item",
+        "version: 1\ntools:\n  - name: f\n    params:\n      - name: a\n        type: string\n"
+        "      description: x\n",
+        (
+            7,
+            "this key is indented 6 spaces, less than the keys of the item above (8): indent it "
+            "by 2 to line up with them",
+        ),
+    ),
+    (
+        "a key indented less than its siblings, between two levels",
+        "version: 1\ntools:\n  - name: f\n    params:\n      - name: a\n        type: string\n"
+        "     description: x\n",
+        (7, "this key is indented 5 spaces, less than the key above it (8): indent it by 3"),
     ),
     (
         "a key indented one space more than the key above",
@@ -21,7 +41,7 @@ CASES = [
         "a missing '- ' before a list item",
         "version: 1\ntools:\n  - name: f\n    params:\n      - name: a\n        type: string\n"
         "      name: b\n",
-        (7, "a list item must start with '- ' at column 7"),
+        (7, "a list item must start with '- ' at column 7: the item above already has 'name'"),
     ),
     (
         "an unquoted ': ' inside a value",
