@@ -152,3 +152,41 @@ def test_dev_prints_each_change_and_stops_on_ctrl_c(tmp_path: Path) -> None:
             proc.kill()
             proc.wait(EXIT)
         output.close()
+
+
+def test_dev_attaches_the_servers_and_says_what_a_use_entry_lost(tmp_path: Path) -> None:
+    """Its tool count has the use: tools, and a typo in use: is not "no change"."""
+    import json
+    import sys
+
+    manifest = tmp_path / "tools.yaml"
+    command = json.dumps([sys.executable, "-m", "mcp_server_time", "--local-timezone", "UTC"])
+    text = (
+        "version: 1\nmcp_servers:\n  - name: time\n    via: client\n"
+        f"    command: {command}\n    allowed_tools: []\n"
+        "tools:\n  - name: now\n    use: time/get_current_time\n"
+        "    description: The current time in a time zone.\n"
+    )
+    manifest.write_text(text, encoding="utf-8")
+    proc = subprocess.Popen(
+        [str(SCRIPTS / "tooldeck"), "dev", "-m", str(manifest)],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        bufsize=1,
+    )
+    output = Output(proc)
+    try:
+        output.expect(re.escape(f"watching {manifest} (Ctrl-C to stop)"), timeout=STARTUP)
+        output.expect(rf"{STAMP} loaded 1 tool from 1 file", timeout=STARTUP)  # the use: tool
+        manifest.write_text(text.replace("get_current_time", "get_current_tmie"), "utf-8")
+        output.expect(rf"{STAMP} tools\.yaml in \d+ ms")
+        output.expect(r"  ! MCP server 'time': left out now: .*'get_current_tmie'.*")
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(EXIT) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        output.close()
