@@ -387,7 +387,9 @@ async def test_a_huge_tool_list_is_registered_in_reasonable_time():
     async with attach_servers(registry, [fake("huge", "5000")], connect_timeout=30.0) as att:
         elapsed = time.monotonic() - started
         assert len(att.health()["huge"].tools) == 5000
-        assert elapsed < 20, f"5,000 tools took {elapsed:.1f}s"
+        # A hang bound, not a speed target (those live in benchmarks/): ~10 s idle, 40 s
+        # seen on a loaded 2-core machine; the quadratic registration it guards took minutes.
+        assert elapsed < 120, f"5,000 tools took {elapsed:.1f}s"
         result = await registry.acall("tool_4999", {"text": "last"})
         assert result.ok, result.text
 
