@@ -114,6 +114,11 @@ class ToolSpec:
     input_schema: Mapping[str, Any] | None = None
     """For external tools (MCP, hand-written schemas): the whole arguments schema.
     When set, ``params`` is empty and the handler receives the arguments mapping."""
+    refused_arguments: Mapping[str, str] = field(default_factory=dict, hash=False)
+    """Arguments a caller may well send that the schema does not take, each with what it is
+    told instead of a bare "unexpected argument": a reshaped MCP tool's old names and
+    hidden arguments (``{"timezone": "'timezone' is called 'tz' here"}``). Words only: the
+    schema is what refuses them."""
     tags: tuple[str, ...] = ()
     side_effects: bool = False
     """The tool changes something outside (MCP destructiveHint); runs only after approval."""
