@@ -96,7 +96,7 @@ def server_tools(
     names: Names,
     *,
     raw_handler: Callable[[str], Callable[..., Any]],
-    use_handler: Callable[[str, Forward, float | None], Callable[..., Any]],
+    use_handler: Callable[[str, str, Forward, float | None], Callable[..., Any]],
     timeout: float | None,
     compiled: Mapping[str, tuple[Any, PreparedTool]] | None = None,
 ) -> ServerTools:
@@ -104,12 +104,13 @@ def server_tools(
 
     ``remote`` is the server's last listing (None: not listed, or its
     listing failed: nothing is registered, the shadowing is still reported).
-    ``raw_handler(remote_name)`` and ``use_handler(remote_name, forward,
-    timeout)`` build the handlers that call the server (``timeout``: the
-    ``use:`` entry's own, or None). ``compiled`` is the previous result's
-    :attr:`ServerTools.compiled` for the same declaration: a tool that did not
-    change is not compiled again (a server with thousands of tools is listed
-    again every ``cache_ttl``, and published again whenever another server is).
+    ``raw_handler(remote_name)`` and ``use_handler(name, remote_name, forward,
+    timeout)`` build the handlers that call the server (``name``: the entry's,
+    which its errors say; ``timeout``: the entry's own, or None). ``compiled``
+    is the previous result's :attr:`ServerTools.compiled` for the same
+    declaration: a tool that did not change is not compiled again (a server
+    with thousands of tools is listed again every ``cache_ttl``, and
+    published again whenever another server is).
     """
     previous = compiled or {}
     out = ServerTools(shadowing=list(names.shadowed_of(spec.name)))
@@ -227,7 +228,7 @@ def _add_use(
     tool: Tool | None,
     previous: Mapping[str, tuple[Any, PreparedTool]],
     *,
-    use_handler: Callable[[str, Forward, float | None], Callable[..., Any]],
+    use_handler: Callable[[str, str, Forward, float | None], Callable[..., Any]],
     timeout: float | None,
 ) -> None:
     name = use.name
@@ -245,7 +246,7 @@ def _add_use(
         use,
         dict(tool.input_schema),
         tool.description or tool.title,
-        lambda forward: use_handler(tool.name, forward, use.template.timeout),
+        lambda forward: use_handler(name, tool.name, forward, use.template.timeout),
         side_effects=_side_effects(spec, tool),
     )
     if built is None:

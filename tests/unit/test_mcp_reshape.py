@@ -277,7 +277,7 @@ def test_a_listing_again_reuses_the_tools_it_compiled_before(monkeypatch):
             listed,
             names,
             raw_handler=lambda remote: not_attached,
-            use_handler=lambda remote, forward, timeout: not_attached,
+            use_handler=lambda name, remote, forward, timeout: not_attached,
             timeout=None,
             compiled=compiled,
         )
