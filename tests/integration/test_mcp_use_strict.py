@@ -145,10 +145,16 @@ async def serve_and_call(root: Path, calls: list[dict[str, Any]]) -> tuple[Any, 
         args=["serve", "-m", str(root / "manifests")],
         cwd=str(root),
     )
-    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
-        await session.initialize()
-        [served] = [t for t in (await session.list_tools()).tools if t.name == "now"]
-        return served, [await session.call_tool("now", arguments) for arguments in calls]
+    # errlog given: stdio_client's default is the sys.stderr of when it was first imported,
+    # which may be run_line's captured stream (no file descriptor).
+    with (root / "serve.log").open("w", encoding="utf-8") as errlog:
+        async with (
+            stdio_client(params, errlog=errlog) as (read, write),
+            ClientSession(read, write) as session,
+        ):
+            await session.initialize()
+            [served] = [t for t in (await session.list_tools()).tools if t.name == "now"]
+            return served, [await session.call_tool("now", arguments) for arguments in calls]
 
 
 async def test_the_model_loop_answers_them_as_invalid_arguments(tmp_path):
