@@ -120,8 +120,10 @@ class ToolSpec:
     hidden arguments (``{"timezone": "'timezone' is called 'tz' here"}``). Words only: the
     schema is what refuses them."""
     tags: tuple[str, ...] = ()
-    side_effects: bool = False
-    """The tool changes something outside (MCP destructiveHint); runs only after approval."""
+    side_effects: bool | None = None
+    """``True``: the tool changes something outside (MCP ``destructiveHint``) and runs only
+    after approval. ``False``: declared free of side effects (MCP ``readOnlyHint``).
+    ``None``: not declared; it runs without approval, and no hint says either way."""
     effect: str = ""
     """What the side effect is, in words shown to whoever approves the call."""
     idempotent: bool = False
@@ -145,6 +147,11 @@ class ToolSpec:
     bundle: str | None = None
     origin: SourceLocation | None = None
     """Where the tool was declared, for manifests."""
+    hints: Mapping[str, bool] = field(default_factory=dict, hash=False)
+    """MCP behaviour hints that came with the tool (``readOnlyHint``, ``destructiveHint``,
+    ``idempotentHint``, ``openWorldHint``): the annotations an attached server listed it
+    with. ``serve`` and ``export --provider mcp`` pass them on, under what ``side_effects``,
+    ``idempotent`` and a ``read-only`` tag declare (:func:`tooldeck._hints.tool_hints`)."""
 
 
 @dataclass(frozen=True, kw_only=True)

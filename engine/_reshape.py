@@ -195,13 +195,15 @@ def reshape_tool(
     remote_description: str | None,
     handler_for: Callable[[Forward], Callable[..., Any]],
     *,
-    side_effects: bool,
+    side_effects: bool | None,
+    hints: Mapping[str, bool] | None = None,
 ) -> tuple[ToolSpec | None, tuple[Problem, ...]]:
     """The registry's tool for ``use`` (None when the entry does not fit), and its problems.
 
     ``handler_for(forward)`` builds the handler that sends the forwarded
-    arguments to the server; ``side_effects`` is the server's word, which an
-    explicit ``side_effects`` in the entry overrides.
+    arguments to the server; ``side_effects`` is the server's word (None: it
+    says nothing), which an explicit ``side_effects`` in the entry overrides;
+    ``hints`` are the annotations the server listed the tool with, passed on.
     """
     shaped = reshape(use, remote_schema)
     if shaped.problems:
@@ -214,6 +216,7 @@ def reshape_tool(
         input_schema=shaped.schema,
         refused_arguments=shaped.refused,
         side_effects=side_effects if use.side_effects is None else use.side_effects,
+        hints=dict(hints or {}),
     )
     return spec, ()
 

@@ -50,6 +50,7 @@ __all__ = [
     "ServerTools",
     "group_name",
     "precompile",
+    "remote_hints",
     "server_tools",
     "unresolved_problems",
 ]
@@ -248,6 +249,7 @@ def _add_use(
         tool.description or tool.title,
         lambda forward: use_handler(name, tool.name, forward, use.template.timeout),
         side_effects=_side_effects(spec, tool),
+        hints=remote_hints(tool),
     )
     if built is None:
         why = "; ".join(p.message for p in problems)
@@ -268,11 +270,34 @@ def _add_use(
     out.remote_names[name] = tool.name
 
 
-def _side_effects(spec: McpServerSpec, tool: Tool) -> bool:
+def _side_effects(spec: McpServerSpec, tool: Tool) -> bool | None:
+    """The declaration's word, else the server's: destructive needs approval (as it always
+    did), read-only is declared free of side effects, anything else is undeclared."""
     if spec.side_effects is not None:
         return spec.side_effects
     hints = tool.annotations
-    return bool(hints is not None and hints.destructive_hint)
+    if hints is None:
+        return None
+    if hints.destructive_hint:
+        return True
+    return False if hints.read_only_hint is True else None
+
+
+_HINT_FIELDS = (
+    ("readOnlyHint", "read_only_hint"),
+    ("destructiveHint", "destructive_hint"),
+    ("idempotentHint", "idempotent_hint"),
+    ("openWorldHint", "open_world_hint"),
+)
+
+
+def remote_hints(tool: Tool) -> dict[str, bool]:
+    """The behaviour hints the server listed ``tool`` with, as it gave them (MCP's keys)."""
+    hints = tool.annotations
+    if hints is None:
+        return {}
+    given = ((key, getattr(hints, attr, None)) for key, attr in _HINT_FIELDS)
+    return {key: value for key, value in given if isinstance(value, bool)}
 
 
 def _raw_spec(
@@ -293,6 +318,7 @@ def _raw_spec(
         side_effects=_side_effects(spec, tool),
         idempotent=bool(hints is not None and hints.idempotent_hint),
         timeout=timeout,
+        hints=remote_hints(tool),
     )
 
 

@@ -41,7 +41,7 @@ def test_every_declaration_field_is_reachable_from_yaml():
     param_keys = set(defs["Param"]["properties"])
     assert _fields(ParamDescriptor) == param_keys
     # Set by the loader or an attached server's listing, or code-only.
-    internal = {"handler", "input_schema", "refused_arguments", "bundle", "origin"}
+    internal = {"handler", "input_schema", "refused_arguments", "hints", "bundle", "origin"}
     tool_keys = set(defs["Tool"]["properties"])
     assert _fields(ToolSpec) - internal <= tool_keys
     assert tool_keys - _fields(ToolSpec) == {"use", "args"}  # McpToolUse: server/tool, arguments
