@@ -377,12 +377,15 @@ class McpServerSpec:
     initialize_on_startup: bool = True
     """False connects on first use (the first listing) instead of at start."""
     side_effects: bool | None = None
-    """Whether its tools need approval: ``None`` follows each tool's destructiveHint."""
+    """Whether its tools need approval: ``None`` follows each tool's destructiveHint
+    (``via="client"``); ``True`` on a hosted server asks ``require_approval: always``
+    when it sets none."""
     require_approval: str | Mapping[str, Any] | None = None
     """``via="hosted"``: which of its tools the provider has the user approve before calling:
     ``"always"``, ``"never"`` or per tool, ``{"always": [...], "never": [...]}`` (lists of
     tool names, or OpenAI's filters ``{"tool_names": [...], "read_only": bool}``).
-    Normalised to OpenAI's shape; ``None`` sends ``"never"``, as the Java API does."""
+    Normalised to OpenAI's shape; ``None`` sends nothing (the provider's default, which
+    asks), or ``"always"`` for a server declared with ``side_effects=True``."""
     bundle: str | None = None
     """The manifest bundle that declared it (``None`` for servers declared in code)."""
     origin: SourceLocation | None = None
