@@ -175,7 +175,10 @@ class PreparedTool:
             kind = "array" if isinstance(arguments, list) else type(arguments).__name__
             return [f"arguments must be a JSON object, got {kind}"]
         return describe_errors(
-            self.explainer.validator(), arguments, descriptions=self.descriptions
+            self.explainer.validator(),
+            arguments,
+            descriptions=self.descriptions,
+            refused=self.spec.refused_arguments,
         ) or [
             "arguments do not match the tool's schema",
         ]

@@ -44,8 +44,13 @@ def describe_errors(
     instance: Any,
     *,
     descriptions: Mapping[str, str],
+    refused: Mapping[str, str] | None = None,
 ) -> list[str]:
     """The first violations as ``$.path: what is wrong`` (sorted by path), then how many more.
+
+    ``refused`` (:attr:`ToolSpec.refused_arguments <tooldeck.ToolSpec.refused_arguments>`)
+    gives the words for a top-level argument the schema does not take, each on a line of
+    its own ("'timezone' is called 'tz' here"), in place of "unexpected argument".
 
     jsonschema finds violations lazily, so only the first :data:`MAX_VIOLATIONS`
     are explained and at most :data:`COUNT_LIMIT` more are counted: a
@@ -72,7 +77,7 @@ def describe_errors(
     except Exception as exc:
         failure = f"some values could not be checked ({type(exc).__name__})"
     shown.sort(key=lambda e: list(map(str, e.path)))
-    lines = [_describe(error, descriptions) for error in shown]
+    lines = [line for error in shown for line in _describe(error, descriptions, refused or {})]
     if more:
         lines.append(_more(more, exact=exhausted))
     if failure:
@@ -85,16 +90,48 @@ def _more(count: int, *, exact: bool) -> str:
     return f"and {count:,} more {noun}" if exact else f"and at least {count:,} more {noun}"
 
 
-def _describe(error: jsonschema.ValidationError, descriptions: Mapping[str, str]) -> str:
-    """One violation in one line of at most :data:`_MAX_LINE` characters; never raises."""
+def _describe(
+    error: jsonschema.ValidationError, descriptions: Mapping[str, str], refused: Mapping[str, str]
+) -> list[str]:
+    """One violation in lines of at most :data:`_MAX_LINE` characters; never raises.
+
+    One line, but for arguments the schema does not take: each ``refused`` one
+    has a line of its own (the words it is refused with), the rest share one.
+    """
     try:
-        line = _explain(error, descriptions)
+        if error.validator == "additionalProperties" and error.json_path == "$" and refused:
+            lines = _unexpected(error, refused)
+        else:
+            lines = [_explain(error, descriptions)]
     except Exception:
         try:
-            line = f"{error.json_path}: {error.message}"
+            lines = [f"{error.json_path}: {error.message}"]
         except Exception:
-            line = "a value does not match the tool's schema"
-    return clip(" ".join(line.split()), _MAX_LINE)
+            lines = ["a value does not match the tool's schema"]
+    return [clip(" ".join(line.split()), _MAX_LINE) for line in lines]
+
+
+def _unexpected(error: jsonschema.ValidationError, refused: Mapping[str, str]) -> list[str]:
+    """Top-level arguments the schema does not take: the refused ones' words, then the rest."""
+    inst: Any = error.instance
+    schema: Any = error.schema
+    if not isinstance(inst, dict) or not isinstance(schema, Mapping):
+        return [_explain(error, {})]
+    known = list(schema.get("properties", {}))
+    extra = sorted((k for k in inst if k not in known), key=str)
+    noted = [refused[k] for k in extra if k in refused][:MAX_VIOLATIONS]
+    rest = [k for k in extra if k not in refused]
+    if rest:
+        noted.append(_unexpected_line(rest, known, ""))
+    return noted
+
+
+def _unexpected_line(extra: list[Any], known: list[str], where: str) -> str:
+    expected = ", ".join(known) if known else "no arguments"
+    named = ", ".join(map(repr, extra[:MAX_VIOLATIONS]))
+    if len(extra) > MAX_VIOLATIONS:
+        named += f" and {len(extra) - MAX_VIOLATIONS:,} more"
+    return f"unexpected argument {named}{where}; expected: {expected}"
 
 
 def _explain(error: jsonschema.ValidationError, descriptions: Mapping[str, str]) -> str:
@@ -112,12 +149,7 @@ def _explain(error: jsonschema.ValidationError, descriptions: Mapping[str, str])
     if kw == "additionalProperties" and isinstance(inst, dict):
         known = list(schema.get("properties", {}))
         extra = sorted((k for k in inst if k not in known), key=str)
-        where = "" if path == "$" else f" in {path}"
-        expected = ", ".join(known) if known else "no arguments"
-        named = ", ".join(map(repr, extra[:MAX_VIOLATIONS]))
-        if len(extra) > MAX_VIOLATIONS:
-            named += f" and {len(extra) - MAX_VIOLATIONS:,} more"
-        return f"unexpected argument {named}{where}; expected: {expected}"
+        return _unexpected_line(extra, known, "" if path == "$" else f" in {path}")
     if kw == "type":
         want = " or ".join(val) if isinstance(val, list) else val
         return f"{path}: expected {want}, got {_json_type(inst)} {json_preview(inst)}"

@@ -114,9 +114,16 @@ class ToolSpec:
     input_schema: Mapping[str, Any] | None = None
     """For external tools (MCP, hand-written schemas): the whole arguments schema.
     When set, ``params`` is empty and the handler receives the arguments mapping."""
+    refused_arguments: Mapping[str, str] = field(default_factory=dict, hash=False)
+    """Arguments a caller may well send that the schema does not take, each with what it is
+    told instead of a bare "unexpected argument": a reshaped MCP tool's old names and
+    hidden arguments (``{"timezone": "'timezone' is called 'tz' here"}``). Words only: the
+    schema is what refuses them."""
     tags: tuple[str, ...] = ()
-    side_effects: bool = False
-    """The tool changes something outside (MCP destructiveHint); runs only after approval."""
+    side_effects: bool | None = None
+    """``True``: the tool changes something outside (MCP ``destructiveHint``) and runs only
+    after approval. ``False``: declared free of side effects (MCP ``readOnlyHint``).
+    ``None``: not declared; it runs without approval, and no hint says either way."""
     effect: str = ""
     """What the side effect is, in words shown to whoever approves the call."""
     idempotent: bool = False
@@ -140,6 +147,11 @@ class ToolSpec:
     bundle: str | None = None
     origin: SourceLocation | None = None
     """Where the tool was declared, for manifests."""
+    hints: Mapping[str, bool] = field(default_factory=dict, hash=False)
+    """MCP behaviour hints that came with the tool (``readOnlyHint``, ``destructiveHint``,
+    ``idempotentHint``, ``openWorldHint``): the annotations an attached server listed it
+    with. ``serve`` and ``export --provider mcp`` pass them on, under what ``side_effects``,
+    ``idempotent`` and a ``read-only`` tag declare (:func:`tooldeck._hints.tool_hints`)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -365,12 +377,15 @@ class McpServerSpec:
     initialize_on_startup: bool = True
     """False connects on first use (the first listing) instead of at start."""
     side_effects: bool | None = None
-    """Whether its tools need approval: ``None`` follows each tool's destructiveHint."""
+    """Whether its tools need approval: ``None`` follows each tool's destructiveHint
+    (``via="client"``); ``True`` on a hosted server asks ``require_approval: always``
+    when it sets none."""
     require_approval: str | Mapping[str, Any] | None = None
     """``via="hosted"``: which of its tools the provider has the user approve before calling:
     ``"always"``, ``"never"`` or per tool, ``{"always": [...], "never": [...]}`` (lists of
     tool names, or OpenAI's filters ``{"tool_names": [...], "read_only": bool}``).
-    Normalised to OpenAI's shape; ``None`` sends ``"never"``, as the Java API does."""
+    Normalised to OpenAI's shape; ``None`` sends nothing (the provider's default, which
+    asks), or ``"always"`` for a server declared with ``side_effects=True``."""
     bundle: str | None = None
     """The manifest bundle that declared it (``None`` for servers declared in code)."""
     origin: SourceLocation | None = None

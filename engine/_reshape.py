@@ -9,15 +9,26 @@ to the remote names (filling defaults and fixed values), so the registry
 validates against the reshaped schema and the server receives what it
 expects. The same function gives lint its findings, as :class:`Problem`
 values, when it checks an entry against a live server.
+
+The reshaped schema is closed: it takes exactly the arguments it shows,
+whatever the server's schema says about other properties. A model that sends
+an old name, a hidden argument or a key of its own invention gets
+``invalid_arguments`` naming it ("'timezone' is called 'tz' here"), never a
+call that quietly went out with the default instead; the words for the names
+an entry took away are :attr:`Reshaped.refused`, carried on the tool as
+:attr:`ToolSpec.refused_arguments <tooldeck.ToolSpec.refused_arguments>`. The
+root ``title`` (the server's name for its arguments, ``get_current_timeArguments``)
+and a renamed argument's ``title`` would describe the remote tool, so they go.
 """
 
 from __future__ import annotations
 
 import copy
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
+from tooldeck._errors import ToolFailed
 from tooldeck._jsontypes import show_json
 from tooldeck._model import McpToolUse, ToolSpec
 from tooldeck._params import MISSING
@@ -45,6 +56,12 @@ class Reshaped:
     schema: dict[str, Any]
     forward: Forward
     problems: tuple[Problem, ...] = ()
+    refused: Mapping[str, str] = field(default_factory=dict)
+    """The remote names the model must not send (old names, hidden arguments) -> why."""
+
+
+_OPEN_KEYWORDS = ("additionalProperties", "patternProperties", "unevaluatedProperties")
+"""Root keywords that let arguments in beyond ``properties``: replaced by a closed schema."""
 
 
 def reshape(use: McpToolUse, remote_schema: Mapping[str, Any]) -> Reshaped:
@@ -116,6 +133,8 @@ def reshape(use: McpToolUse, remote_schema: Mapping[str, Any]) -> Reshaped:
             continue
         sub = dict(subschema) if isinstance(subschema, Mapping) else subschema
         if isinstance(sub, dict):
+            if remote in renamed:
+                sub.pop("title", None)  # "Timezone" for tz: the remote name, not this one
             if remote in descriptions:
                 sub["description"] = descriptions[remote]
             if remote in defaults:
@@ -123,9 +142,17 @@ def reshape(use: McpToolUse, remote_schema: Mapping[str, Any]) -> Reshaped:
         shown_props[shown] = sub
         shown_to_remote[shown] = remote
     # The names the model must not send: hidden arguments and the old names of renamed ones.
-    blocked = frozenset((set(hidden) | set(renamed)) - set(shown_to_remote))
-    if "properties" in schema or shown_props:
-        schema["properties"] = shown_props
+    refused = {
+        remote: f"{remote!r} is called {renamed[remote]!r} here"
+        if remote in renamed
+        else f"{remote!r} is set by the tool itself and cannot be given"
+        for remote in sorted((set(hidden) | set(renamed)) - set(shown_to_remote))
+    }
+    schema.pop("title", None)
+    for key in _OPEN_KEYWORDS:
+        schema.pop(key, None)
+    schema["properties"] = shown_props
+    schema["additionalProperties"] = False
     required = [
         renamed.get(r, r)
         for r in remote_required
@@ -140,11 +167,18 @@ def reshape(use: McpToolUse, remote_schema: Mapping[str, Any]) -> Reshaped:
     fallback = dict(defaults)
 
     def forward(arguments: Mapping[str, Any]) -> dict[str, Any]:
+        """The server's arguments; a name the schema does not show is refused, never dropped.
+
+        The registry validates against the closed schema first, so this only
+        fires for a caller that skipped validation.
+        """
         out: dict[str, Any] = {}
         for key, value in arguments.items():
-            if key in blocked:
-                continue
-            out[shown_to_remote.get(key, key)] = value
+            remote = shown_to_remote.get(key)
+            if remote is None:
+                why = refused.get(key) or f"unexpected argument {key!r}"
+                raise ToolFailed(f"invalid arguments: {why}", kind="invalid_arguments")
+            out[remote] = value
         for remote, value in fallback.items():
             if remote not in out:
                 out[remote] = copy.deepcopy(value)
@@ -152,7 +186,7 @@ def reshape(use: McpToolUse, remote_schema: Mapping[str, Any]) -> Reshaped:
             out[remote] = copy.deepcopy(value)
         return out
 
-    return Reshaped(schema, forward, tuple(problems))
+    return Reshaped(schema, forward, tuple(problems), refused)
 
 
 def reshape_tool(
@@ -161,13 +195,15 @@ def reshape_tool(
     remote_description: str | None,
     handler_for: Callable[[Forward], Callable[..., Any]],
     *,
-    side_effects: bool,
+    side_effects: bool | None,
+    hints: Mapping[str, bool] | None = None,
 ) -> tuple[ToolSpec | None, tuple[Problem, ...]]:
     """The registry's tool for ``use`` (None when the entry does not fit), and its problems.
 
     ``handler_for(forward)`` builds the handler that sends the forwarded
-    arguments to the server; ``side_effects`` is the server's word, which an
-    explicit ``side_effects`` in the entry overrides.
+    arguments to the server; ``side_effects`` is the server's word (None: it
+    says nothing), which an explicit ``side_effects`` in the entry overrides;
+    ``hints`` are the annotations the server listed the tool with, passed on.
     """
     shaped = reshape(use, remote_schema)
     if shaped.problems:
@@ -178,7 +214,9 @@ def reshape_tool(
         description=description,
         handler=handler_for(shaped.forward),
         input_schema=shaped.schema,
+        refused_arguments=shaped.refused,
         side_effects=side_effects if use.side_effects is None else use.side_effects,
+        hints=dict(hints or {}),
     )
     return spec, ()
 

@@ -12,7 +12,7 @@ configuration::
     MCP.url=https://example.org/mcp
     MCP.description=...              # optional: description, authorization
     MCP.authorization=Bearer ...
-    MCP.require_approval=always      # optional: always or never (the default)
+    MCP.require_approval=always      # optional: always or never (default: the provider's)
     MCP.allowed_tools=search,fetch   # optional: only these of the server's tools
 
 (The comments above are annotations: in a real properties file they would be

@@ -198,7 +198,7 @@ def _tool_row(registry: ToolRegistry, spec: Any, tokens: int) -> dict[str, Any]:
         "params": params,
         "source": _source(spec.origin),
         "tokens": tokens,
-        "side_effects": spec.side_effects,
+        "side_effects": bool(spec.side_effects),  # whether a call waits for approval
         "return_direct": spec.return_direct,
     }
 

@@ -37,7 +37,9 @@ published together by :mod:`tooldeck.mcp._publish`:
   reconnects; nothing raises out of listing or refreshing;
 * a call on a connection that died reconnects once before failing with an
   ``execution_error``; a tool result with ``isError`` fails the call with the
-  server's words (kind ``mcp_error``);
+  server's words (kind ``mcp_error``); every failure names the tool that was
+  called (a ``use:`` entry's name, the prefixed name), never the server's own
+  name for it (:mod:`tooldeck.mcp._callerrors`);
 * every call ends: past the tool's timeout (the server's ``timeout``, else
   the attachment's, else :data:`~tooldeck._model.MCP_CALL_TIMEOUT`) it fails
   with kind ``timeout``; a reply over ``max_reply_bytes`` ends the connection
@@ -60,6 +62,7 @@ from tooldeck._entries import GroupContent, RegistryChange
 from tooldeck._errors import ToolFailed
 from tooldeck._model import MCP_CALL_TIMEOUT, McpServerSpec
 from tooldeck._reshape import Forward
+from tooldeck.mcp._callerrors import failed, server_words, timed_out, unavailable
 from tooldeck.mcp._client import (
     CallTimedOut,
     ConnectionLost,
@@ -298,23 +301,24 @@ class McpAttachment:
         handler = state.handlers.get(remote)
         if handler is None:
             timeout = self._call_timeout(state.spec, None)
+            name = state.spec.prefix + remote  # the name it is registered (and called) under
 
             async def call_mcp_tool(arguments: dict[str, Any]) -> str:
                 self._check_not_reserved(state, remote)
-                return await self._call(state, remote, arguments, timeout)
+                return await self._call(state, name, remote, arguments, timeout)
 
             call_mcp_tool.__name__ = f"mcp_{remote}"
             handler = state.handlers[remote] = call_mcp_tool
         return handler
 
     def _use_handler(
-        self, state: ServerState, remote: str, forward: Forward, own: float | None
+        self, state: ServerState, name: str, remote: str, forward: Forward, own: float | None
     ) -> Callable[..., Any]:
         # Built per publication: the forward function changes with the entry.
         timeout = self._call_timeout(state.spec, own)
 
         async def call_mcp_tool(arguments: dict[str, Any]) -> str:
-            return await self._call(state, remote, forward(arguments), timeout)
+            return await self._call(state, name, remote, forward(arguments), timeout)
 
         call_mcp_tool.__name__ = f"mcp_{remote}"
         return call_mcp_tool
@@ -398,17 +402,18 @@ class McpAttachment:
 
     # ---------------------------------------------------------------- calls
     async def _call(
-        self, state: ServerState, remote: str, arguments: dict[str, Any], timeout: float
+        self, state: ServerState, name: str, remote: str, arguments: dict[str, Any], timeout: float
     ) -> str:
+        """Call ``remote`` for the registry's tool ``name``; every failure names ``name``."""
         server = state.spec.name
         if self._closed:
-            raise ToolFailed(f"MCP server {server!r} is detached", kind="execution_error")
+            raise ToolFailed(unavailable(name, server, "is detached"), kind="execution_error")
         if self._expired(state):
             await self._refresh(state, force=False)
             if remote not in state.tools.values():
                 why = f": {state.error}" if state.error else ""
                 raise ToolFailed(
-                    f"MCP server {server!r} no longer offers {remote!r}{why}",
+                    unavailable(name, server, f"no longer offers it{why}"),
                     kind="execution_error",
                 )
         for attempt in (1, 2):
@@ -417,32 +422,31 @@ class McpAttachment:
                 live = state.conn  # (the usual case, without a call to _connect)
                 conn = live if live is not None and live.alive else await self._connect(state)
                 result = await conn.call_tool(remote, dict(arguments), timeout=timeout)
-            except CallTimedOut as exc:
-                raise ToolFailed(str(exc), kind="timeout") from None
+            except CallTimedOut:
+                raise ToolFailed(timed_out(name, server, timeout), kind="timeout") from None
             except Refused as exc:  # a reply over max_reply_bytes: that connection ended
                 await self._evict(state, conn)
                 state.error = f"connection ended: {exc}"
                 log.warning("MCP server %r: %s", server, state.error)
-                raise ToolFailed(
-                    f"tool {remote!r} on MCP server {server!r} failed: {exc}",
-                    kind="execution_error",
-                ) from None
+                raise ToolFailed(failed(name, server, str(exc)), kind="execution_error") from None
             except (ConnectionLost, OSError) as exc:
                 await self._evict(state, conn)
                 state.error = f"connection lost: {describe_error(exc)}"
                 log.warning("MCP server %r: %s (attempt %d)", server, state.error, attempt)
                 if attempt == 2:
                     raise ToolFailed(
-                        f"MCP server {server!r} is unreachable ({describe_error(exc)})",
+                        unavailable(name, server, f"is unreachable ({describe_error(exc)})"),
                         kind="execution_error",
                     ) from exc
                 continue
             except MCPError as exc:  # the server answered with a protocol error
-                raise ToolFailed(f"{remote}: {exc.message}", kind="mcp_error") from exc
+                words = server_words(exc.message, remote)
+                raise ToolFailed(failed(name, server, words), kind="mcp_error") from exc
             if state.listed_at is not None:
                 state.error = None
             if result.is_error:
-                raise ToolFailed(result_text(result) or f"{remote} failed", kind="mcp_error")
+                words = server_words(result_text(result), remote)
+                raise ToolFailed(failed(name, server, words), kind="mcp_error")
             return result_text(result)
         raise AssertionError("unreachable")  # pragma: no cover
 

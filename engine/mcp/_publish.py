@@ -67,7 +67,7 @@ def publish(
     uses: Iterable[McpToolUse],
     *,
     raw_handler: Callable[[ServerState, str], Callable[..., Any]],
-    use_handler: Callable[[ServerState, str, Forward, float | None], Callable[..., Any]],
+    use_handler: Callable[[ServerState, str, str, Forward, float | None], Callable[..., Any]],
     timeout_of: Callable[[McpServerSpec], float | None],
     gone: Iterable[str] = (),
 ) -> dict[str, RegistryChange]:
@@ -123,7 +123,7 @@ def _build(
     state: ServerState,
     names: Names,
     raw_handler: Callable[[ServerState, str], Callable[..., Any]],
-    use_handler: Callable[[ServerState, str, Forward, float | None], Callable[..., Any]],
+    use_handler: Callable[[ServerState, str, str, Forward, float | None], Callable[..., Any]],
     timeout_of: Callable[[McpServerSpec], float | None],
 ) -> tuple[ServerTools, tuple[Any, ...]]:
     """The server's group and what it was built from; the published one if nothing changed."""
@@ -135,7 +135,9 @@ def _build(
         state.remote,
         names,
         raw_handler=lambda remote: raw_handler(state, remote),
-        use_handler=lambda remote, forward, own: use_handler(state, remote, forward, own),
+        use_handler=lambda name, remote, forward, own: use_handler(
+            state, name, remote, forward, own
+        ),
         timeout=timeout_of(state.spec),
         compiled=state.built.compiled,
     )

@@ -26,6 +26,7 @@ from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler
 from mcp.shared.subscriptions import PromptsListChanged, ToolsListChanged
 
 from tooldeck._errors import ToolCallError
+from tooldeck._hints import READ_ONLY_TAGS, tool_hints
 from tooldeck._version import __version__
 from tooldeck.mcp._approval import DEFAULT_APPROVAL_TIMEOUT, McpCall, mark_call, unmark_call
 from tooldeck.mcp._output import OutputSchema, call_result, output_schema
@@ -52,9 +53,6 @@ __all__ = [
 ]
 
 logger = logging.getLogger(__name__)
-
-READ_ONLY_TAGS = frozenset({"read-only", "readonly", "read_only"})
-"""A tool tagged with one of these (and without side effects) is announced ``readOnlyHint``."""
 
 _SESSION_HEADER = "mcp-session-id"
 
@@ -110,20 +108,19 @@ class RegistryServer:
 
     # ------------------------------------------------------------------ tools
     def tool(self, spec: ToolSpec) -> types.Tool:
-        """The MCP definition of one tool, with the registry's schema."""
-        read_only = not spec.side_effects and bool(READ_ONLY_TAGS.intersection(spec.tags))
-        annotations = types.ToolAnnotations(
-            destructive_hint=True if spec.side_effects else None,
-            read_only_hint=True if read_only else None,
-            idempotent_hint=True if spec.idempotent else None,
-        )
+        """The MCP definition of one tool, with the registry's schema and declared hints.
+
+        The annotations are :func:`~tooldeck._hints.tool_hints`, as ``export
+        --provider mcp`` prints them; none for a tool that declares none.
+        """
+        hints = tool_hints(spec)
         output = self.output(spec)
         return types.Tool(
             name=self.registry.safe_name(spec.name),
             description=spec.description,
             input_schema=self.registry.input_schema(spec.name),
             output_schema=output.schema if output is not None else None,
-            annotations=annotations,
+            annotations=types.ToolAnnotations.model_validate(hints) if hints else None,
         )
 
     def output(self, spec: ToolSpec) -> OutputSchema | None:

@@ -50,6 +50,7 @@ __all__ = [
     "ServerTools",
     "group_name",
     "precompile",
+    "remote_hints",
     "server_tools",
     "unresolved_problems",
 ]
@@ -96,7 +97,7 @@ def server_tools(
     names: Names,
     *,
     raw_handler: Callable[[str], Callable[..., Any]],
-    use_handler: Callable[[str, Forward, float | None], Callable[..., Any]],
+    use_handler: Callable[[str, str, Forward, float | None], Callable[..., Any]],
     timeout: float | None,
     compiled: Mapping[str, tuple[Any, PreparedTool]] | None = None,
 ) -> ServerTools:
@@ -104,12 +105,13 @@ def server_tools(
 
     ``remote`` is the server's last listing (None: not listed, or its
     listing failed: nothing is registered, the shadowing is still reported).
-    ``raw_handler(remote_name)`` and ``use_handler(remote_name, forward,
-    timeout)`` build the handlers that call the server (``timeout``: the
-    ``use:`` entry's own, or None). ``compiled`` is the previous result's
-    :attr:`ServerTools.compiled` for the same declaration: a tool that did not
-    change is not compiled again (a server with thousands of tools is listed
-    again every ``cache_ttl``, and published again whenever another server is).
+    ``raw_handler(remote_name)`` and ``use_handler(name, remote_name, forward,
+    timeout)`` build the handlers that call the server (``name``: the entry's,
+    which its errors say; ``timeout``: the entry's own, or None). ``compiled``
+    is the previous result's :attr:`ServerTools.compiled` for the same
+    declaration: a tool that did not change is not compiled again (a server
+    with thousands of tools is listed again every ``cache_ttl``, and
+    published again whenever another server is).
     """
     previous = compiled or {}
     out = ServerTools(shadowing=list(names.shadowed_of(spec.name)))
@@ -227,7 +229,7 @@ def _add_use(
     tool: Tool | None,
     previous: Mapping[str, tuple[Any, PreparedTool]],
     *,
-    use_handler: Callable[[str, Forward, float | None], Callable[..., Any]],
+    use_handler: Callable[[str, str, Forward, float | None], Callable[..., Any]],
     timeout: float | None,
 ) -> None:
     name = use.name
@@ -245,8 +247,9 @@ def _add_use(
         use,
         dict(tool.input_schema),
         tool.description or tool.title,
-        lambda forward: use_handler(tool.name, forward, use.template.timeout),
+        lambda forward: use_handler(name, tool.name, forward, use.template.timeout),
         side_effects=_side_effects(spec, tool),
+        hints=remote_hints(tool),
     )
     if built is None:
         why = "; ".join(p.message for p in problems)
@@ -267,11 +270,34 @@ def _add_use(
     out.remote_names[name] = tool.name
 
 
-def _side_effects(spec: McpServerSpec, tool: Tool) -> bool:
+def _side_effects(spec: McpServerSpec, tool: Tool) -> bool | None:
+    """The declaration's word, else the server's: destructive needs approval (as it always
+    did), read-only is declared free of side effects, anything else is undeclared."""
     if spec.side_effects is not None:
         return spec.side_effects
     hints = tool.annotations
-    return bool(hints is not None and hints.destructive_hint)
+    if hints is None:
+        return None
+    if hints.destructive_hint:
+        return True
+    return False if hints.read_only_hint is True else None
+
+
+_HINT_FIELDS = (
+    ("readOnlyHint", "read_only_hint"),
+    ("destructiveHint", "destructive_hint"),
+    ("idempotentHint", "idempotent_hint"),
+    ("openWorldHint", "open_world_hint"),
+)
+
+
+def remote_hints(tool: Tool) -> dict[str, bool]:
+    """The behaviour hints the server listed ``tool`` with, as it gave them (MCP's keys)."""
+    hints = tool.annotations
+    if hints is None:
+        return {}
+    given = ((key, getattr(hints, attr, None)) for key, attr in _HINT_FIELDS)
+    return {key: value for key, value in given if isinstance(value, bool)}
 
 
 def _raw_spec(
@@ -292,6 +318,7 @@ def _raw_spec(
         side_effects=_side_effects(spec, tool),
         idempotent=bool(hints is not None and hints.idempotent_hint),
         timeout=timeout,
+        hints=remote_hints(tool),
     )
 
 

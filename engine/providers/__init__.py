@@ -156,6 +156,7 @@ def export_tools(
     tags: Iterable[str] | None = None,
     names: Iterable[str] | None = None,
     warnings: list[ExportWarning] | None = None,
+    send_credentials: bool = False,
 ) -> list[dict[str, Any]]:
     """One tool definition per selected tool, in registration order, for ``provider``.
 
@@ -185,6 +186,11 @@ def export_tools(
         warnings: a list that receives an :class:`ExportWarning` per thing sent
             differently from its declaration; without one, each is logged on
             the ``tooldeck.providers`` logger at WARNING level.
+        send_credentials: keep a hosted MCP server's credentials out of
+            ``redact``: its ``server_url``, ``authorization`` and header values
+            go out as they are, ``${env:...}`` values included. For a request
+            to the provider, which must reach the server (the model loop);
+            never for output a person reads (``tooldeck export``).
 
     The result is fresh (deep-copied) data: changing it never changes the
     registry. Output is deterministic for a given registry. :class:`ExportError`
@@ -211,6 +217,7 @@ def export_tools(
         found.append(ExportWarning(kind, provider, name, text))
 
     out: list[dict[str, Any]] = []
+    hosted: list[dict[str, Any]] = []
     for spec in selection.tools:
         name = registry.safe_name(spec.name)
         schema = object_root(copy.deepcopy(registry.input_schema(spec.name)))
@@ -249,7 +256,7 @@ def export_tools(
     if include_hosted:
         servers = selection.mcp_servers
         if exporter.hosted is not None:
-            out.extend(exporter.hosted(selection.web_search, servers))
+            hosted = exporter.hosted(selection.web_search, servers)
         else:
             why = _NO_HOSTED.get(provider, f"the {provider} export has no hosted tools")
             if selection.web_search is not None:
@@ -263,12 +270,29 @@ def export_tools(
                 )
     if redact is not None:
         out = [redacted(d, redact) for d in out]
+        hosted = [_redacted_hosted(d, redact, send_credentials) for d in hosted]
+    out.extend(hosted)
     if warnings is not None:
         warnings.extend(found)
     else:
         for warning in found:
             log.warning("%s", warning.message)
     return out
+
+
+_CREDENTIALS = ("server_url", "authorization", "headers")
+"""A hosted MCP entry's keys that carry what the provider needs to reach the server."""
+
+
+def _redacted_hosted(
+    definition: dict[str, Any], redact: Callable[[str], str], send_credentials: bool
+) -> dict[str, Any]:
+    """A hosted entry redacted; with ``send_credentials``, an MCP entry keeps its credentials."""
+    if not send_credentials or definition.get("type") != "mcp":
+        whole: dict[str, Any] = redacted(definition, redact)
+        return whole
+    rest = redacted({k: v for k, v in definition.items() if k not in _CREDENTIALS}, redact)
+    return {key: definition[key] if key in _CREDENTIALS else rest[key] for key in definition}
 
 
 def definition_tokens(definition: Mapping[str, Any]) -> int:

@@ -9,7 +9,9 @@ client the caller passes in: ``openai.OpenAI`` for :func:`run`,
 The definitions are the exporter's (:func:`tooldeck.providers.export_tools`,
 with its selection by tool, bundle or tag, secrets redacted), so what the
 loop sends and what ``tooldeck export`` prints cannot differ, warnings
-included. Tools from attached MCP servers are ordinary registry tools and go
+included, but for one thing: a hosted MCP server's credentials go to the
+provider as they are (it must reach the server), where ``export`` masks
+them. Tools from attached MCP servers are ordinary registry tools and go
 along; hosted entries go to Responses, and the exporter leaves them out of
 Chat Completions with a warning naming each.
 """
@@ -271,6 +273,10 @@ def build_toolbox(
     ``tools``, ``bundles`` and ``tags`` select as for ``tooldeck export``
     (a union; one that matches nothing raises :class:`~tooldeck.ExportError`).
     The function definitions sent are the only tools a call may resolve to.
+    Secrets are masked in every definition but a hosted MCP server's
+    credentials (url, ``authorization``, headers): the provider connects to
+    that server with them, so they go out with their real ``${env:...}``
+    values; what the loop prints or logs never holds them.
     """
     found: list[ExportWarning] = []
     definitions = export_tools(
@@ -283,6 +289,7 @@ def build_toolbox(
         tags=tags,
         names=tools,
         warnings=found,
+        send_credentials=True,
     )
     offered: dict[str, str] = {}
     for definition in definitions:

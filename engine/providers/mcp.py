@@ -10,23 +10,22 @@ from __future__ import annotations
 
 from typing import Any
 
+from tooldeck._hints import tool_hints
 from tooldeck._model import ToolSpec
 
 __all__ = ["mcp_tool"]
 
 
 def mcp_tool(spec: ToolSpec, name: str, schema: dict[str, Any], strict: bool) -> dict[str, Any]:
-    """One MCP ``Tool``; the hints come from the spec's ``side_effects`` and ``idempotent``.
+    """One MCP ``Tool``; ``annotations`` are what ``tooldeck serve`` announces for it.
 
-    ``strict`` is OpenAI's and ignored here: MCP has no such mode.
+    Both come from :func:`tooldeck._hints.tool_hints`: only declared hints, and
+    no ``annotations`` at all for a tool that declares none, so a client keeps
+    MCP's cautious defaults. ``strict`` is OpenAI's and ignored here: MCP has
+    no such mode.
     """
-    return {
-        "name": name,
-        "description": spec.description,
-        "inputSchema": schema,
-        "annotations": {
-            "readOnlyHint": not spec.side_effects,
-            "destructiveHint": spec.side_effects,
-            "idempotentHint": spec.idempotent,
-        },
-    }
+    tool: dict[str, Any] = {"name": name, "description": spec.description, "inputSchema": schema}
+    hints = tool_hints(spec)
+    if hints:
+        tool["annotations"] = hints
+    return tool

@@ -115,8 +115,11 @@ def hosted_mcp_tool(spec: McpServerSpec) -> dict[str, Any]:
     ``authorization`` there is an OAuth access token, so a seed-style
     ``"Bearer <token>"`` sends just the token; any other scheme (``Basic ...``)
     goes out as an ``Authorization`` header instead. ``allowed_tools`` and
-    ``require_approval`` come from the declaration; without one,
-    ``require_approval`` is ``"never"``, as the seed sent it.
+    ``require_approval`` come from the declaration. Without a
+    ``require_approval``, a server declared with ``side_effects: true`` asks
+    ``"always"`` and any other sends none, which leaves the provider's default
+    (OpenAI asks for approval); an approval is never waived unless the
+    declaration says ``never`` (the seed sent ``"never"`` for every server).
     """
     tool: dict[str, Any] = {"type": "mcp", "server_label": spec.name, "server_url": spec.url}
     if spec.description:
@@ -136,8 +139,11 @@ def hosted_mcp_tool(spec: McpServerSpec) -> dict[str, Any]:
     if spec.allowed_tools is not None:
         tool["allowed_tools"] = list(spec.allowed_tools)
     approval = spec.require_approval
-    if approval is None or isinstance(approval, str):
-        tool["require_approval"] = approval or "never"
+    if approval is None:
+        if spec.side_effects:
+            tool["require_approval"] = "always"
+    elif isinstance(approval, str):
+        tool["require_approval"] = approval
     else:
         tool["require_approval"] = {
             key: {k: list(v) if k == "tool_names" else v for k, v in rule.items()}

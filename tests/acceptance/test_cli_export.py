@@ -89,6 +89,10 @@ def test_hosted_entries_left_out_are_warned_about(run_line):
         "the anthropic export has no hosted tools",
         "tooldeck: warning: hosted MCP server 'docs' left out: "
         "the anthropic export has no hosted tools",
+        "tooldeck: warning: hosted MCP server 'wiki' left out: "
+        "the anthropic export has no hosted tools",
+        "tooldeck: warning: hosted MCP server 'tickets' left out: "
+        "the anthropic export has no hosted tools",
     ]
 
 

@@ -20,6 +20,12 @@ Hand-written stdio JSON-RPC, to misbehave at will:
 * ``hang-list``: answers ``initialize``, never ``tools/list``.
 * ``huge N``: ``tools/list`` returns N tools.
 * ``bad-schema``: one tool's inputSchema is not a JSON Schema; the others are fine.
+* ``failing``: ``soft`` fails with an ``isError`` result, ``hard`` with a JSON-RPC
+  error, both worded as the SDK's servers word them (``Error executing tool NAME:
+  ...``); ``slow`` never answers.
+* ``hinted``: tools with MCP annotations (``lookup`` read-only, ``append``
+  additive and open-world, ``wipe`` destructive, ``contradict`` read-only *and*
+  destructive, ``bare`` none).
 
 The hand-written ones write their process id to ``$FAKE_MCP_PID_FILE`` if it is set.
 """
@@ -31,6 +37,17 @@ import time
 from typing import Any
 
 OBJECT = {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}
+NO_ARGUMENTS = {"type": "object", "properties": {}}
+FAILING: dict[str, dict[str, Any]] = {"soft": {}, "hard": {}, "slow": {}}
+HINTED: dict[str, dict[str, Any]] = {
+    "lookup": {"annotations": {"readOnlyHint": True}},
+    "append": {
+        "annotations": {"readOnlyHint": False, "destructiveHint": False, "openWorldHint": True}
+    },
+    "wipe": {"annotations": {"destructiveHint": True, "idempotentHint": True}},
+    "contradict": {"annotations": {"readOnlyHint": True, "destructiveHint": True}},
+    "bare": {},
+}
 
 
 # ------------------------------------------------------------------------ MCPServer-based
@@ -122,6 +139,11 @@ def tools_for(mode: str, arg: str | None) -> list[dict[str, Any]]:
             {"name": f"tool_{i}", "description": f"Tool number {i}.", "inputSchema": OBJECT}
             for i in range(int(arg or "5000"))
         ]
+    if mode in ("failing", "hinted"):
+        return [
+            {"name": name, "description": f"The {name} tool.", "inputSchema": NO_ARGUMENTS, **more}
+            for name, more in (FAILING if mode == "failing" else HINTED).items()
+        ]
     tools = [{"name": "echo", "description": "Echo the text back.", "inputSchema": OBJECT}]
     if mode == "bad-schema":
         bad = {"type": "object", "properties": {"x": {"type": "nonsense"}}}
@@ -148,6 +170,14 @@ def answer(request: dict[str, Any], mode: str, arg: str | None) -> dict[str, Any
         if mode == "hang-list":
             return None
         result = {"tools": tools_for(mode, arg)}
+    elif method == "tools/call" and mode == "failing":
+        tool = params.get("name")
+        if tool == "slow":
+            return None
+        words = f"Error executing tool {tool}: it failed the {tool} way"
+        if tool == "hard":
+            return {"jsonrpc": "2.0", "id": ident, "error": {"code": -32603, "message": words}}
+        result = {"content": [{"type": "text", "text": words}], "isError": True}
     elif method == "tools/call":
         text = json.dumps(params.get("arguments") or {})
         result = {"content": [{"type": "text", "text": text}], "isError": False}

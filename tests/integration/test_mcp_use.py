@@ -102,13 +102,16 @@ async def test_a_hidden_argument_is_always_sent_with_its_fixed_value(tmp_path):
         schema = registry.input_schema("to_tokyo")
         assert set(schema["properties"]) == {"from_zone", "time"}
         assert sorted(schema["required"]) == ["from_zone", "time"]
-        # The model cannot override the hidden value by naming it.
-        result = await registry.acall(
+        result = await registry.acall("to_tokyo", {"from_zone": "UTC", "time": "12:00"})
+        assert result.ok, result.text
+        assert json.loads(result.text)["target"]["timezone"] == "Asia/Tokyo"
+        # The model cannot override the hidden value by naming it: the call is refused.
+        named = await registry.acall(
             "to_tokyo",
             {"from_zone": "UTC", "time": "12:00", "target_timezone": "Europe/Paris"},
         )
-        assert result.ok, result.text
-        assert json.loads(result.text)["target"]["timezone"] == "Asia/Tokyo"
+        assert named.error is not None
+        assert named.error.kind == "invalid_arguments"
 
 
 async def test_entries_that_do_not_fit_the_live_tool_are_left_out_with_the_reason(tmp_path):

@@ -201,8 +201,11 @@ def test_call_reaches_the_owner_with_the_hidden_value_never_the_rival(
     tmp_path: Path, run_line: Any, case: Case
 ) -> None:
     root = project(tmp_path, case.servers)
-    sent = {"time": "12:00", "target_timezone": "Europe/Paris"}
-    called = run_line("call", "to_tokyo", "--args", json.dumps(sent), cwd=root)
+    overriding = {"time": "12:00", "target_timezone": "Europe/Paris"}
+    refused = run_line("call", "to_tokyo", "--args", json.dumps(overriding), cwd=root)
+    assert refused.exit_code == 1, refused.output
+    assert "'target_timezone' is set by the tool itself and cannot be given" in refused.stderr
+    called = run_line("call", "to_tokyo", "--args", '{"time": "12:00"}', cwd=root)
     assert called.exit_code == 0, called.output
     answer = json.loads(called.stdout)
     assert answer["server"] == "time"
@@ -316,10 +319,13 @@ async def test_serve_lists_and_calls_the_use_entry_never_the_rival(
     tmp_path: Path, errlog: IO[str], case: Case
 ) -> None:
     root = project(tmp_path, case.servers)
-    tools, (result,) = await served_tools(
-        root, errlog, calls=[("to_tokyo", {"time": "12:00", "target_timezone": "Europe/Paris"})]
+    overriding = {"time": "12:00", "target_timezone": "Europe/Paris"}
+    tools, (refused, result) = await served_tools(
+        root, errlog, calls=[("to_tokyo", overriding), ("to_tokyo", {"time": "12:00"})]
     )
     assert set(tools["to_tokyo"].input_schema["properties"]) == {"time"}
+    assert refused.is_error
+    assert "'target_timezone' is set by the tool itself" in refused.content[0].text
     assert not result.is_error, result
     answer = json.loads(result.content[0].text)
     assert answer["server"] == "time"
@@ -444,8 +450,9 @@ def test_the_model_loop_offers_and_calls_the_use_entry_never_the_rival(
     root = project(tmp_path, case.servers)
     registry, loaded = load_manifests([root / "manifests"])
     assert loaded.diagnostics == []
-    sent = {"time": "12:00", "target_timezone": "Europe/Paris"}
-    model.script(Turn(calls=(call("to_tokyo", sent, "c1"),)), say("done"))
+    overriding = {"time": "12:00", "target_timezone": "Europe/Paris"}
+    calls = (call("to_tokyo", overriding, "c0"), call("to_tokyo", {"time": "12:00"}, "c1"))
+    model.script(Turn(calls=calls), say("done"))
     with (
         registry,
         attach_in_background(registry) as attached,
@@ -454,11 +461,13 @@ def test_the_model_loop_offers_and_calls_the_use_entry_never_the_rival(
         _ensure_fresh(attached)
         result = run(client, model="m", input="Tokyo time at noon?", registry=registry)
     offered = {t["name"]: t for t in model.requests[0].body.get("tools", [])}
-    (done,) = result.calls
+    (refused, done) = result.calls
+    assert not refused.result.ok
     if case.owner.down:
         assert "to_tokyo" not in offered  # neither the entry (no tool yet) nor the rival's
         assert not done.result.ok
     else:
+        assert "'target_timezone' is set by the tool itself" in refused.result.text
         assert set(offered["to_tokyo"]["parameters"]["properties"]) == {"time"}
         answer = json.loads(done.result.text)
         assert answer["server"] == "time"

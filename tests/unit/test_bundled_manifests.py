@@ -40,7 +40,8 @@ def test_every_declaration_field_is_reachable_from_yaml():
     defs = SCHEMA["$defs"]
     param_keys = set(defs["Param"]["properties"])
     assert _fields(ParamDescriptor) == param_keys
-    internal = {"handler", "input_schema", "bundle", "origin"}  # set by the loader, or code-only
+    # Set by the loader or an attached server's listing, or code-only.
+    internal = {"handler", "input_schema", "refused_arguments", "hints", "bundle", "origin"}
     tool_keys = set(defs["Tool"]["properties"])
     assert _fields(ToolSpec) - internal <= tool_keys
     assert tool_keys - _fields(ToolSpec) == {"use", "args"}  # McpToolUse: server/tool, arguments

@@ -125,18 +125,20 @@ def test_require_approval_and_allowed_tools_from_yaml(tmp_path):
             url: https://mcp.example.com/docs
             require_approval: always
           - {name: plain, url: "https://mcp.example.com/plain"}
+          - {name: risky, url: "https://mcp.example.com/risky", side_effects: true}
         """,
     )
     registry, result = load_manifests([path])
     assert result.ok, result.diagnostics
-    github, docs, plain = export_tools(registry, "openai-responses")
+    github, docs, plain, risky = export_tools(registry, "openai-responses")
     assert github["allowed_tools"] == ["search_issues", "create_issue"]
     assert github["require_approval"] == {
         "always": {"tool_names": ["create_issue"]},
         "never": {"tool_names": ["search_issues"], "read_only": True},
     }
     assert docs["require_approval"] == "always"
-    assert plain["require_approval"] == "never"  # the seed's choice, when nothing is declared
+    assert "require_approval" not in plain  # the provider's default (it asks), never "never"
+    assert risky["require_approval"] == "always"  # its tools have side effects
 
 
 @pytest.mark.parametrize(

@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from tooldeck._errors import ToolFailed
 from tooldeck._model import ArgumentReshape, McpToolUse, ToolSpec
 from tooldeck._params import MISSING
 from tooldeck._reshape import reshape, reshape_tool
@@ -71,8 +72,79 @@ def test_the_model_cannot_set_a_hidden_argument_or_use_an_old_name():
     shaped = reshape(
         use(timezone=ArgumentReshape(name="tz"), locale=ArgumentReshape(value="en")), REMOTE
     )
-    sent = shaped.forward({"tz": "UTC", "locale": "fr", "timezone": "Europe/Paris"})
-    assert sent == {"timezone": "UTC", "locale": "en"}
+    assert shaped.forward({"tz": "UTC"}) == {"timezone": "UTC", "locale": "en"}
+    assert shaped.refused == {
+        "locale": "'locale' is set by the tool itself and cannot be given",
+        "timezone": "'timezone' is called 'tz' here",
+    }
+    # Refused, never dropped, even by a caller that skipped the registry's validation.
+    for sent, why in [
+        ({"tz": "UTC", "timezone": "Europe/Paris"}, "'timezone' is called 'tz' here"),
+        ({"tz": "UTC", "locale": "fr"}, "'locale' is set by the tool itself"),
+        ({"tz": "UTC", "zone": "x"}, "unexpected argument 'zone'"),
+    ]:
+        with pytest.raises(ToolFailed, match=why) as raised:
+            shaped.forward(sent)
+        assert raised.value.kind == "invalid_arguments"
+
+
+OPEN_SCHEMAS = [
+    {},
+    {"additionalProperties": True},
+    {"additionalProperties": {"type": "string"}},
+    {"patternProperties": {"^time": {"type": "string"}}},
+    {"unevaluatedProperties": True},
+]
+
+
+@pytest.mark.parametrize("openness", OPEN_SCHEMAS)
+def test_the_reshaped_schema_is_closed_whatever_the_remote_says(openness):
+    remote = {
+        "type": "object",
+        "title": "get_current_timeArguments",
+        "properties": {
+            "timezone": {"type": "string", "title": "Timezone"},
+            "locale": {"type": "string", "title": "Locale"},
+        },
+        **openness,
+    }
+    shaped = reshape(use(timezone=ArgumentReshape(name="tz")), remote)
+    assert shaped.schema == {
+        "type": "object",
+        "properties": {"tz": {"type": "string"}, "locale": {"type": "string", "title": "Locale"}},
+        "additionalProperties": False,
+    }
+    check = jsonschema.Draft202012Validator(shaped.schema)
+    assert check.is_valid({"tz": "UTC", "locale": "en"})
+    for sent in ({"timezone": "UTC"}, {"time_zone": "UTC"}, {"tz": "UTC", "other": 1}):
+        assert not check.is_valid(sent)
+
+
+def test_a_registry_refuses_old_names_hidden_and_unknown_arguments_naming_each():
+    from tooldeck import ToolRegistry
+
+    spec, _ = reshape_tool(
+        use(timezone=ArgumentReshape(name="tz"), locale=ArgumentReshape(value="en")),
+        {**REMOTE, "additionalProperties": True},
+        "Current time",
+        lambda forward: forward,
+        side_effects=False,
+    )
+    assert spec is not None
+    registry = ToolRegistry()
+    registry.add(spec)
+    assert registry.call("now", {"tz": "UTC"}).value == {"timezone": "UTC", "locale": "en"}
+    result = registry.call("now", {"timezone": "UTC", "locale": "fr", "zone": 1})
+    assert result.error is not None
+    assert result.error.kind == "invalid_arguments"
+    assert result.error.message == (
+        "invalid arguments for tool 'now':\n"
+        "- missing required argument 'tz'\n"
+        "- 'locale' is set by the tool itself and cannot be given\n"
+        "- 'timezone' is called 'tz' here\n"
+        "- unexpected argument 'zone'; expected: tz, count\n"
+        "Fix the arguments and call the tool again."
+    )
 
 
 def test_required_arguments_keep_their_new_names():
@@ -154,10 +226,12 @@ def test_hostile_remote_schemas_give_problems_not_exceptions():
     assert shaped.forward({"e": 1}) == {"d": 1}
 
 
-def test_a_remote_schema_without_properties_still_works():
+def test_a_remote_schema_without_properties_takes_no_arguments():
     shaped = reshape(use(), {"type": "object"})
-    assert shaped.schema == {"type": "object"}
-    assert shaped.forward({"x": 1}) == {"x": 1}
+    assert shaped.schema == {"type": "object", "properties": {}, "additionalProperties": False}
+    assert shaped.forward({}) == {}
+    with pytest.raises(ToolFailed, match="unexpected argument 'x'"):
+        shaped.forward({"x": 1})
 
 
 _values = st.one_of(st.none(), st.booleans(), st.integers(), st.text(max_size=5))
@@ -203,7 +277,7 @@ def test_a_listing_again_reuses_the_tools_it_compiled_before(monkeypatch):
             listed,
             names,
             raw_handler=lambda remote: not_attached,
-            use_handler=lambda remote, forward, timeout: not_attached,
+            use_handler=lambda name, remote, forward, timeout: not_attached,
             timeout=None,
             compiled=compiled,
         )

@@ -7,7 +7,8 @@ included) and the warnings it reports, for
 * ``bundled``: the manifests shipped in ``manifests/``;
 * ``hosted``: ``tests/fixtures/golden/hosted.yaml`` (strict, auto falling
   back, ``strict: false``, web search with every field, hosted MCP servers
-  with ``allowed_tools`` and ``require_approval``).
+  with ``allowed_tools`` and ``require_approval``, with none (the provider's
+  default) and with ``side_effects: true`` instead (``always``)).
 
 Every definition is also checked against the provider SDK's own request type
 where one is installed (openai ``ToolParam``/``ChatCompletionToolParam``, mcp
@@ -94,7 +95,7 @@ def test_the_hosted_golden_shows_every_kind_of_warning():
         "#/properties/notes: a free-form object cannot be strict; declare its properties"
     ]
     strict = [d.get("strict") for d in responses["definitions"]]
-    assert strict == [True, False, False, None, None, None]
+    assert strict == [True, False, False, None, None, None, None, None]
     chat = exported("hosted", "openai-chat")
     assert chat["warnings"][1:] == [
         "hosted web search (web_search) left out: "
@@ -102,5 +103,9 @@ def test_the_hosted_golden_shows_every_kind_of_warning():
         "hosted MCP server 'github' left out: "
         "Chat Completions takes no hosted tools (use openai-responses)",
         "hosted MCP server 'docs' left out: "
+        "Chat Completions takes no hosted tools (use openai-responses)",
+        "hosted MCP server 'wiki' left out: "
+        "Chat Completions takes no hosted tools (use openai-responses)",
+        "hosted MCP server 'tickets' left out: "
         "Chat Completions takes no hosted tools (use openai-responses)",
     ]

@@ -2,6 +2,7 @@
 
 import mcp.types
 
+from tooldeck._hints import tool_hints
 from tooldeck.providers import export_tools
 
 
@@ -13,10 +14,8 @@ def test_mcp_shape_validates_against_installed_tool_model(registry):
         assert model.model_dump(by_alias=True, exclude_none=True) == tool
         assert model.name == registry.safe_name(spec.name)
         assert model.input_schema == registry.input_schema(spec.name)
-        assert model.annotations is not None
-        assert model.annotations.read_only_hint is (not spec.side_effects)
-        assert model.annotations.destructive_hint is spec.side_effects
-        assert model.annotations.idempotent_hint is spec.idempotent
+        # Only declared hints: a tool that declares none has no annotations at all.
+        assert tool.get("annotations") == (tool_hints(spec) or None)
     assert tools[4] == {
         "name": "delete_file",
         "description": "Delete a file.",
@@ -26,5 +25,6 @@ def test_mcp_shape_validates_against_installed_tool_model(registry):
             "required": ["path"],
             "additionalProperties": False,
         },
-        "annotations": {"readOnlyHint": False, "destructiveHint": True, "idempotentHint": True},
+        "annotations": {"destructiveHint": True, "idempotentHint": True},
     }
+    assert "annotations" not in tools[0]  # search: declares nothing, so no readOnlyHint

@@ -115,7 +115,6 @@ def test_openai_responses_hosted_entries(registry):
         "server_url": "https://example.org/mcp",
         "server_description": "Project tools",
         "authorization": "t",
-        "require_approval": "never",
     }
     conforms(Mcp, project)
     assert all(t.get("server_label") != "time" for t in tools)  # via="client" is not hosted
@@ -141,7 +140,6 @@ def test_hosted_entry_variants():
         "server_url": "https://example.org/a",
         "headers": {"X-Team": "core", "Authorization": "Basic dXNlcjpwdw=="},
         "allowed_tools": ["list", "get"],
-        "require_approval": "never",
     }
     assert token["authorization"] == "raw-token"
     for entry in (basic, token):
@@ -227,7 +225,7 @@ def test_web_search_refuses_what_the_provider_would():
 @pytest.mark.parametrize(
     ("declared", "sent"),
     [
-        (None, "never"),
+        (None, None),  # no field: the provider's default, which asks; never a silent never
         ("always", "always"),
         ("never", "never"),
         (
@@ -252,10 +250,30 @@ def test_hosted_mcp_require_approval_from_the_declaration(declared, sent):
         require_approval=declared,
     )
     (entry,) = export_tools(registry, "openai-responses")
-    assert entry["require_approval"] == sent
+    assert entry.get("require_approval") == sent
     assert entry["allowed_tools"] == ["search_issues", "create_issue"]
     conforms(Mcp, entry)
     conforms(ToolParam, entry)
+
+
+@pytest.mark.parametrize(
+    ("side_effects", "declared", "sent"),
+    [
+        (True, None, "always"),
+        (True, "never", "never"),  # written out: the declaration's word
+        (True, {"never": ["get"]}, {"never": {"tool_names": ["get"]}}),
+        (False, None, None),
+        (None, None, None),
+    ],
+)
+def test_a_hosted_server_with_side_effects_asks_always_unless_it_says(side_effects, declared, sent):
+    registry = ToolRegistry()
+    registry.add_mcp_server(
+        "github", "https://example.org/mcp", side_effects=side_effects, require_approval=declared
+    )
+    (entry,) = export_tools(registry, "openai-responses")
+    assert entry.get("require_approval") == sent
+    conforms(Mcp, entry)
 
 
 @pytest.mark.parametrize(
