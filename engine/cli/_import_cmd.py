@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from tooldeck._importers import ImportResult
+    from tooldeck._importers._mcp import ServerSource
 
 __all__ = ["HELP", "add_arguments", "add_parser", "run"]
 
@@ -285,6 +286,7 @@ def _mcp(args: argparse.Namespace) -> int:
             name=args.name,
         )
         _refuse_overwrite(args.output, args.force)
+        source, resolved = _runnable(source)
         imported = import_mcp(
             source, timeout=args.timeout, errlog=sys.stderr if args.verbose else None
         )
@@ -310,10 +312,32 @@ def _mcp(args: argparse.Namespace) -> int:
         summary += f"; {result.skipped} skipped (see above)"
     if not listed:
         summary += " (the server lists no tools)"
+    if resolved is not None:
+        print(resolved, file=sys.stderr)
     print(summary, file=sys.stderr)
     if args.output is not None:
         print(f"check it with: tooldeck lint {args.output}", file=sys.stderr)
     return code
+
+
+def _runnable(source: ServerSource) -> tuple[ServerSource, str | None]:
+    """``source`` with its command word as a manifest should hold it, and why it changed.
+
+    A server installed in this virtualenv is written as the absolute path of its
+    script, so the manifest works when an MCP client starts tooldeck without
+    activating the virtualenv (:mod:`tooldeck._importers._command_path`).
+    """
+    import dataclasses
+
+    from tooldeck._importers._command_path import resolve_command
+
+    if not source.command:
+        return source, None
+    word, *rest = source.command
+    resolved = resolve_command(word)
+    if resolved.note is None:
+        return source, None
+    return dataclasses.replace(source, command=(resolved.command, *rest)), resolved.note
 
 
 def _finish(result: ImportResult, args: argparse.Namespace, where: str, allow: str) -> int:
