@@ -274,6 +274,7 @@ def _mcp(args: argparse.Namespace) -> int:
         server_source,
     )
     from tooldeck._words import plural
+    from tooldeck.cli._import_project import ImportProject
 
     try:
         source = server_source(
@@ -295,13 +296,15 @@ def _mcp(args: argparse.Namespace) -> int:
     result = imported.result
     if not result.readable:
         return _report(result, args.verbose)
-    text = render_mcp_manifest(imported, output=args.output)
+    project = ImportProject.locate(args.output)
+    text = render_mcp_manifest(imported, schema=project.schema_reference())
     _check_size(result, text)
     if args.output is None:
         sys.stdout.write(text)
     else:
         _write(args.output, text)
     code = _report(result, args.verbose)
+    schema = project.write_schema()
     target = "standard output" if args.output is None else str(args.output)
     listed = result.definitions
     summary = (
@@ -313,8 +316,9 @@ def _mcp(args: argparse.Namespace) -> int:
     if not listed:
         summary += " (the server lists no tools)"
     if resolved is not None:
-        print(resolved, file=sys.stderr)
+        print(f"tooldeck import: {resolved}", file=sys.stderr)
     print(summary, file=sys.stderr)
+    _print_lines([schema])
     if args.output is not None:
         print(f"check it with: tooldeck lint {args.output}", file=sys.stderr)
     return code
@@ -341,16 +345,20 @@ def _runnable(source: ServerSource) -> tuple[ServerSource, str | None]:
 
 
 def _finish(result: ImportResult, args: argparse.Namespace, where: str, allow: str) -> int:
+    """Write the manifest, then what the project needs for it: the schema copy."""
     from tooldeck._importers import render_manifest
     from tooldeck._words import plural
+    from tooldeck.cli._import_project import ImportProject
 
-    text = render_manifest(result, output=args.output, handlers=where)
+    project = ImportProject.locate(args.output)
+    text = render_manifest(result, schema=project.schema_reference(), handlers=where)
     _check_size(result, text)
     if args.output is None:
         sys.stdout.write(text)
     else:
         _write(args.output, text)
     code = _report(result, args.verbose)
+    schema = project.write_schema()
     target = "standard output" if args.output is None else str(args.output)
     summary = (
         f"imported {len(result.tools)} of {plural(result.definitions, 'definition')} into {target}"
@@ -358,10 +366,17 @@ def _finish(result: ImportResult, args: argparse.Namespace, where: str, allow: s
     if result.skipped:
         summary += f"; {result.skipped} skipped (see above)"
     print(summary, file=sys.stderr)
+    _print_lines([schema])
     if args.output is not None:
         check = f"tooldeck lint {args.output} --allow-handlers {allow}"
         print(f"check it with: {check}", file=sys.stderr)
     return code
+
+
+def _print_lines(lines: list[str | None]) -> None:
+    for line in lines:
+        if line is not None:
+            print(f"tooldeck import: {line}", file=sys.stderr)
 
 
 def _check_size(result: ImportResult, text: str) -> None:

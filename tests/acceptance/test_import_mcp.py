@@ -102,13 +102,13 @@ def no_traceback(text: str) -> None:
 
 def test_time_server_in_process_writes_use_entries_that_load(tmp_path: Path, run_line) -> None:
     out = tmp_path / "manifests" / "time.yaml"
-    result = run_line("import", "mcp", "-o", out, "--", *TIME)
+    result = run_line("import", "mcp", "-o", out, "--", *TIME, cwd=tmp_path)
     assert result.exit_code == 0, result.output
     assert result.stdout == ""
     assert "imported 2 of 2 tools of MCP server 'time'" in result.stderr
     assert f"check it with: tooldeck lint {out}" in result.stderr
     text = out.read_text(encoding="utf-8")
-    assert text.startswith("# yaml-language-server: $schema=")
+    assert text.startswith("# yaml-language-server: $schema=../schemas/tooldeck.schema.json\n")
     body = text[text.index("version: 1") :]
     expected = TIME_BODY.replace(
         "    command: mcp-server-time\n    args: [--local-timezone, UTC]\n",
