@@ -345,7 +345,7 @@ def _runnable(source: ServerSource) -> tuple[ServerSource, str | None]:
 
 
 def _finish(result: ImportResult, args: argparse.Namespace, where: str, allow: str) -> int:
-    """Write the manifest, then what the project needs for it: the schema copy."""
+    """Write the manifest, then what the project needs for it: the schema, ``allow`` allowed."""
     from tooldeck._importers import render_manifest
     from tooldeck._words import plural
     from tooldeck.cli._import_project import ImportProject
@@ -359,6 +359,7 @@ def _finish(result: ImportResult, args: argparse.Namespace, where: str, allow: s
         _write(args.output, text)
     code = _report(result, args.verbose)
     schema = project.write_schema()
+    allowed, lines = project.allow(allow)
     target = "standard output" if args.output is None else str(args.output)
     summary = (
         f"imported {len(result.tools)} of {plural(result.definitions, 'definition')} into {target}"
@@ -366,9 +367,9 @@ def _finish(result: ImportResult, args: argparse.Namespace, where: str, allow: s
     if result.skipped:
         summary += f"; {result.skipped} skipped (see above)"
     print(summary, file=sys.stderr)
-    _print_lines([schema])
+    _print_lines([schema, *lines])
     if args.output is not None:
-        check = f"tooldeck lint {args.output} --allow-handlers {allow}"
+        check = f"tooldeck lint {args.output}" + ("" if allowed else f" --allow-handlers {allow}")
         print(f"check it with: {check}", file=sys.stderr)
     return code
 

@@ -1,21 +1,28 @@
-"""What ``tooldeck import`` changes in the project besides the manifest: the schema copy.
+"""What ``tooldeck import`` changes in the project besides the manifest, so lint passes at once.
 
-The manifest's editor line points at the project's copy of the meta-schema
-(:mod:`._schema_file`), which belongs to the project that holds the manifest:
-the nearest settings file above it (then above the current directory, as
-every command finds it), or, with none, the current directory.
+An imported manifest names handler modules (``--stubs``, ``--handler-module``,
+``--handler``, ``import python``) that ``tooldeck lint`` refuses until the
+project's settings allow them, and its editor line points at a schema file.
+Both belong to the project that holds the manifest: the nearest settings file
+above it (then above the current directory, as every command finds it), or,
+with none, the current directory, where a ``[tool.tooldeck]`` table is appended
+to ``pyproject.toml`` (created if missing), as ``tooldeck init`` does.
 
 Only a manifest written into that project changes it (``-o`` below the
-project's folder): a manifest printed on standard output changes nothing, and
-one written outside gets no ``$schema`` line (a path from there into the
-project would not survive a commit of either).
+project's folder): a manifest printed on standard output, or written outside,
+changes nothing, and the import prints the exact line to add instead. The
+same when the settings cannot be edited safely: ``tooldeck.yaml`` (YAML is not
+rewritten), a link or a hard-linked file (:mod:`._nolinks`), or an
+``allow_handlers`` the minimal edit cannot reach (:mod:`._pyproject_edit`).
+A module the settings may not allow (the standard library, tooldeck itself)
+is never added.
 """
 
 from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePath
 
 from tooldeck.cli._schema_file import (
     SCHEMA_FILE,
@@ -26,6 +33,8 @@ from tooldeck.cli._schema_file import (
 from tooldeck.manifest._settings import ProjectSettings, locate_project
 
 __all__ = ["ImportProject"]
+
+_ALWAYS_ALLOWED = ("tooldeck.handlers",)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -78,3 +87,58 @@ class ImportProject:
                 "(tooldeck schema --write PATH writes a copy to point at)"
             )
         return write_missing_schema(self.root)
+
+    # --------------------------------------------------------- allow_handlers
+    def allow(self, module: str) -> tuple[bool, list[str]]:
+        """Make the project's settings allow ``module``: (whether they do now, lines to print)."""
+        from tooldeck.manifest._resolve import is_allowed
+        from tooldeck.manifest._settings import handler_prefix_problem
+
+        allowed = self.settings.allow_handlers if self.settings is not None else ()
+        if is_allowed(module, (*_ALWAYS_ALLOWED, *allowed)):
+            return True, []
+        why = handler_prefix_problem(module)
+        if why is not None:
+            return False, [f"{module} is not added to the project's settings: {why}"]
+        source = self.settings.source if self.settings is not None else None
+        wanted = [*allowed, module]
+        if source is not None and source.name != "pyproject.toml":
+            return False, [self._add_yourself(module, source, wanted, "YAML is not rewritten")]
+        pyproject = source or self.root / "pyproject.toml"
+        if self.output is None:
+            return False, [self._add_yourself(module, pyproject, wanted, "")]
+        if not self.contains:
+            reason = f"{self.output} is outside the project {self.root}"
+            return False, [self._add_yourself(module, pyproject, wanted, reason)]
+        return self._edit(module, pyproject, wanted)
+
+    def _edit(self, module: str, pyproject: Path, wanted: list[str]) -> tuple[bool, list[str]]:
+        from tooldeck._readfile import DEFAULT_LIMIT
+        from tooldeck.cli._nolinks import StarterWriter, WriteRefused
+        from tooldeck.cli._pyproject_edit import Uneditable, allow_handler
+
+        name = PurePath(pyproject.name)
+        existed = os.path.lexists(pyproject)
+        try:
+            with StarterWriter(pyproject.parent) as writer:
+                if existed:
+                    writer.replace(name, DEFAULT_LIMIT, lambda text: allow_handler(text, module))
+                else:
+                    writer.create(name, allow_handler("", module))
+        except (Uneditable, WriteRefused, OSError, UnicodeDecodeError) as exc:
+            return False, [self._add_yourself(module, pyproject, wanted, str(exc))]
+        shown = shown_path(pyproject)
+        table = "" if self.settings is not None else " (a new [tool.tooldeck] table)"
+        created = "" if existed else f"; {shown} was created"
+        return True, [f"added {module} to allow_handlers in {shown}{table}{created}"]
+
+    @staticmethod
+    def _add_yourself(module: str, settings: Path, wanted: list[str], reason: str) -> str:
+        """The exact line to add, and where, when the import does not add it itself."""
+        from tooldeck.cli._pyproject_edit import setting_line
+
+        yaml = settings.name != "pyproject.toml"
+        line = setting_line(wanted, yaml=yaml)
+        where = shown_path(settings) + ("" if yaml else ", under [tool.tooldeck]")
+        because = f" ({reason})" if reason else ""
+        return f"{module} is not in allow_handlers{because}; to allow it, set in {where}:\n  {line}"

@@ -1,15 +1,20 @@
-"""What an import changes in its project: the schema copy its ``$schema`` line points at.
+"""What an import changes in its project: ``allow_handlers`` and the schema copy, so lint passes.
 
 Driven through the real CLI (``run_line``) in a fresh project folder: after
-``tooldeck import ... -o manifests/x.yaml`` the manifest's ``$schema`` line is a
-path inside the project, to ``schemas/tooldeck.schema.json``, which is written
-when missing. ``tooldeck schema --write`` writes or refreshes that copy.
+``tooldeck import ... -o manifests/x.yaml`` a bare ``tooldeck lint`` passes, the
+settings file changes by exactly the one module (comments and layout kept),
+and the manifest's ``$schema`` line is a path inside the project. Where the
+settings cannot be edited safely the file is left byte for byte and the import
+prints the line to add. ``tooldeck schema --write`` and ``tooldeck init`` write
+the schema copy the lines point at.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import sys
+import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -59,6 +64,192 @@ def lint_passes(run_line: Any, cwd: Path) -> None:
     assert done.stdout == "no problems in 1 file\n"
 
 
+# ---------------------------------------------------------------- allow_handlers
+def test_a_folder_without_settings_gets_a_table_and_lint_passes_at_once(
+    project: Path, run_line: Any
+) -> None:
+    done = stubs_import(run_line, project)
+    assert done.exit_code == 0, done.output
+    assert (project / "pyproject.toml").read_text(encoding="utf-8") == (
+        '[tool.tooldeck]\nallow_handlers = ["myapp.tools"]\n'
+    )
+    assert (
+        "tooldeck import: added myapp.tools to allow_handlers in pyproject.toml (a new "
+        "[tool.tooldeck] table); pyproject.toml was created"
+    ) in done.stderr
+    assert "check it with: tooldeck lint manifests/tools.yaml\n" in done.stderr
+    lint_passes(run_line, project)
+
+
+def test_an_existing_list_gets_the_module_and_keeps_its_comments(
+    project: Path, run_line: Any
+) -> None:
+    settings = (
+        '[project]\nname = "app"  # the app\n\n'
+        "[tool.tooldeck]\n"
+        'manifests = ["manifests"]   # where they are\n'
+        "allow_handlers = [\n"
+        '    "app.handlers",  # ours\n'
+        '    "vendor.tools"   # theirs\n'
+        "]\n\n"
+        "[tool.ruff]\nline-length = 100\n"
+    )
+    (project / "pyproject.toml").write_text(settings, encoding="utf-8")
+    done = stubs_import(run_line, project)
+    assert done.exit_code == 0, done.output
+    assert (project / "pyproject.toml").read_text(encoding="utf-8") == settings.replace(
+        '    "vendor.tools"   # theirs\n', '    "vendor.tools",   # theirs\n    "myapp.tools"\n'
+    )
+    assert "added myapp.tools to allow_handlers in pyproject.toml\n" in done.stderr
+    lint_passes(run_line, project)
+
+
+def test_a_table_without_the_key_gets_one_line_under_its_header(
+    project: Path, run_line: Any
+) -> None:
+    (project / "pyproject.toml").write_text(
+        '[tool.tooldeck]\nmanifests = ["manifests"]\n', encoding="utf-8"
+    )
+    sub = project / "src"
+    sub.mkdir()
+    (sub / "tools.json").write_text(json.dumps([WEATHER]), encoding="utf-8")
+    done = run_line(
+        "import", "openai", "tools.json", "--handler-module", "myapp.tools",
+        "-o", "../manifests/tools.yaml", cwd=sub,
+    )  # fmt: skip
+    assert done.exit_code == 0, done.output
+    assert (project / "pyproject.toml").read_text(encoding="utf-8") == (
+        '[tool.tooldeck]\nallow_handlers = ["myapp.tools"]\nmanifests = ["manifests"]\n'
+    )
+    assert "pyproject.toml" not in os.listdir(sub)
+
+
+def test_a_module_already_allowed_by_a_prefix_changes_nothing(project: Path, run_line: Any) -> None:
+    settings = '[tool.tooldeck]\nallow_handlers = ["myapp"]\n'
+    (project / "pyproject.toml").write_text(settings, encoding="utf-8")
+    done = stubs_import(run_line, project)
+    assert done.exit_code == 0, done.output
+    assert (project / "pyproject.toml").read_text(encoding="utf-8") == settings
+    assert "allow_handlers" not in done.stderr
+    assert "check it with: tooldeck lint manifests/tools.yaml\n" in done.stderr
+
+
+def test_import_python_and_handler_are_allowed_too(project: Path, run_line: Any) -> None:
+    (project / "shop_tools.py").write_text(
+        'def find(query: str) -> list[str]:\n    """Find products by name."""\n    return []\n',
+        encoding="utf-8",
+    )
+    done = run_line("import", "python", "shop_tools", "-o", "manifests/shop.yaml", cwd=project)
+    assert done.exit_code == 0, done.output
+    done = run_line(
+        "import", "openai", "tools.json", "--handler", "disp.atch:run",
+        "-o", "manifests/other.yaml", cwd=project,
+    )  # fmt: skip
+    assert done.exit_code == 0, done.output
+    settings = tomllib.loads((project / "pyproject.toml").read_text(encoding="utf-8"))
+    assert settings["tool"]["tooldeck"]["allow_handlers"] == ["shop_tools", "disp.atch"]
+
+
+@pytest.mark.parametrize(
+    ("settings", "reason"),
+    [
+        ('[tool.tooldeck]\nallow_handlers = "app.handlers"\n', "not written as a list"),
+        ('[tool]\ntooldeck.allow_handlers = ["app.handlers"]\n', "form this edit does not handle"),
+    ],
+    ids=["one string", "dotted key"],
+)
+def test_settings_it_cannot_edit_safely_are_kept_and_the_line_printed(
+    project: Path, run_line: Any, settings: str, reason: str
+) -> None:
+    (project / "pyproject.toml").write_text(settings, encoding="utf-8")
+    done = stubs_import(run_line, project)
+    assert done.exit_code == 0, done.output
+    assert (project / "pyproject.toml").read_text(encoding="utf-8") == settings
+    assert reason in done.stderr
+    assert (
+        "to allow it, set in pyproject.toml, under [tool.tooldeck]:\n"
+        '  allow_handlers = ["app.handlers", "myapp.tools"]\n'
+    ) in done.stderr
+    assert "--allow-handlers myapp.tools" in done.stderr
+
+
+def test_a_tooldeck_yaml_is_not_rewritten(project: Path, run_line: Any) -> None:
+    settings = "# settings\nallow_handlers: [app.handlers]\n"
+    (project / "tooldeck.yaml").write_text(settings, encoding="utf-8")
+    done = stubs_import(run_line, project)
+    assert done.exit_code == 0, done.output
+    assert (project / "tooldeck.yaml").read_text(encoding="utf-8") == settings
+    assert not (project / "pyproject.toml").exists()
+    assert (
+        "myapp.tools is not in allow_handlers (YAML is not rewritten); to allow it, set in "
+        'tooldeck.yaml:\n  allow_handlers: ["app.handlers", "myapp.tools"]\n'
+    ) in done.stderr
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="links")
+@pytest.mark.parametrize("link", ["hard", "symbolic"])
+def test_a_linked_pyproject_is_never_written(
+    project: Path, run_line: Any, tmp_path: Path, link: str
+) -> None:
+    settings = '[tool.tooldeck]\nallow_handlers = ["app"]\n'
+    real = project / "config" / "pyproject.toml"
+    real.parent.mkdir()
+    real.write_text(settings, encoding="utf-8")
+    if link == "hard":
+        os.link(real, project / "pyproject.toml")
+    else:
+        (project / "pyproject.toml").symlink_to(real)
+    done = stubs_import(run_line, project)
+    assert done.exit_code == 0, done.output
+    assert real.read_text(encoding="utf-8") == settings
+    assert (project / "pyproject.toml").is_symlink() == (link == "symbolic")
+    why = "hard links" if link == "hard" else "is a symlink; not writing through it"
+    assert why in done.stderr
+    assert '  allow_handlers = ["app", "myapp.tools"]\n' in done.stderr
+
+
+def test_the_standard_library_is_never_added(project: Path, run_line: Any) -> None:
+    done = run_line(
+        "import", "openai", "tools.json", "--handler-module", "json.tools",
+        "-o", "manifests/tools.yaml", cwd=project,
+    )  # fmt: skip
+    assert done.exit_code == 0, done.output
+    assert not (project / "pyproject.toml").exists()
+    assert (
+        "json.tools is not added to the project's settings: allow_handlers 'json.tools' "
+        "names the standard library"
+    ) in done.stderr
+    assert "check it with: tooldeck lint manifests/tools.yaml --allow-handlers json.tools" in (
+        done.stderr
+    )
+
+
+def test_standard_output_and_a_manifest_outside_change_no_settings(
+    project: Path, run_line: Any, tmp_path: Path
+) -> None:
+    (project / "pyproject.toml").write_text('[project]\nname = "app"\n', encoding="utf-8")
+    printed = run_line(
+        "import", "openai", "tools.json", "--handler-module", "myapp.tools", cwd=project
+    )
+    assert printed.exit_code == 0, printed.output
+    assert printed.stdout.splitlines()[0] == f"{MODELINE}schemas/tooldeck.schema.json"
+    assert (
+        "tooldeck import: the $schema line points at schemas/tooldeck.schema.json, which does "
+        "not exist yet: tooldeck schema --write creates it"
+    ) in printed.stderr
+    assert '  allow_handlers = ["myapp.tools"]\n' in printed.stderr
+    outside = tmp_path / "elsewhere" / "tools.yaml"
+    done = run_line(
+        "import", "openai", "tools.json", "--handler-module", "myapp.tools", "-o", outside,
+        cwd=project,
+    )  # fmt: skip
+    assert done.exit_code == 0, done.output
+    assert not outside.read_text(encoding="utf-8").startswith(MODELINE)
+    assert f"no $schema line: {outside} is outside the project" in done.stderr
+    assert (project / "pyproject.toml").read_text(encoding="utf-8") == '[project]\nname = "app"\n'
+    assert not (project / "schemas").exists()
+
+
 # ---------------------------------------------------------------------- $schema
 def test_import_points_at_the_projects_schema_copy_and_writes_it(
     project: Path, run_line: Any
@@ -93,29 +284,6 @@ def test_import_mcp_points_at_the_projects_schema_copy(project: Path, run_line: 
     assert (project / SCHEMA).is_file()
     assert not (project / "pyproject.toml").exists()  # no handlers, no settings needed
     assert yaml.safe_load(manifest.read_text(encoding="utf-8"))["version"] == 1
-
-
-def test_standard_output_and_a_manifest_outside_write_no_schema(
-    project: Path, run_line: Any, tmp_path: Path
-) -> None:
-    printed = run_line(
-        "import", "openai", "tools.json", "--handler-module", "myapp.tools", cwd=project
-    )
-    assert printed.exit_code == 0, printed.output
-    assert printed.stdout.splitlines()[0] == f"{MODELINE}schemas/tooldeck.schema.json"
-    assert (
-        "tooldeck import: the $schema line points at schemas/tooldeck.schema.json, which does "
-        "not exist yet: tooldeck schema --write creates it"
-    ) in printed.stderr
-    outside = tmp_path / "elsewhere" / "tools.yaml"
-    done = run_line(
-        "import", "openai", "tools.json", "--handler-module", "myapp.tools", "-o", outside,
-        cwd=project,
-    )  # fmt: skip
-    assert done.exit_code == 0, done.output
-    assert not outside.read_text(encoding="utf-8").startswith(MODELINE)
-    assert f"no $schema line: {outside} is outside the project" in done.stderr
-    assert not (project / "schemas").exists()
 
 
 def test_the_schema_line_never_names_an_installed_file(project: Path, run_line: Any) -> None:
