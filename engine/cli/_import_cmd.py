@@ -15,7 +15,13 @@ them. ``python MODULE`` writes one tool per public function of a module
 connects to an MCP server (a command after ``--``, run over stdio, or
 ``--url``), lists its tools and writes the server (``via: client``) with one
 ``use: SERVER/TOOL`` entry per tool, descriptions copied for editing; secret
-headers are written as ``${env:NAME}`` (``--header-env``), never literally.
+headers are written as ``${env:NAME}`` (``--header-env``), never literally, and
+a server installed in this virtualenv by its full path (it must start when an
+MCP client runs tooldeck without activating the virtualenv).
+
+A manifest written into a project (``-o``) also gets what ``tooldeck lint``
+needs there (:mod:`._import_project`): its handler module in ``allow_handlers``
+and the project's copy of the meta-schema for its ``$schema`` line.
 
 Exit codes: 0 everything imported (warnings allowed), 1 some definitions
 were skipped (the manifest holds the others), 2 usage errors, unreadable
@@ -23,9 +29,10 @@ input and servers that cannot be started, reached or listed (nothing
 written). Problems go to standard error as ``file:line:col: ...`` or
 ``file: definition N (name): CODE message``.
 
-Like every command module this imports only :mod:`sys` until it runs, and it
-is self-contained: ``add_arguments``/``run`` (the CLI's command protocol) or
-``add_parser(subparsers)`` register it.
+Like every command module this imports only :mod:`sys` until it runs;
+``add_arguments``/``run`` (the CLI's command protocol) or
+``add_parser(subparsers)`` register it (``import mcp``'s options are in
+:mod:`._import_mcp_args`).
 """
 
 from __future__ import annotations
@@ -49,9 +56,6 @@ HELP = "write a manifest from OpenAI-style definitions, a Python module or an MC
 
 EXIT_OK, EXIT_PROBLEM, EXIT_USAGE = 0, 1, 2
 _MAX_BYTES = 16 * 1024 * 1024
-_MCP_TIMEOUT = 30.0
-"""``import mcp --timeout`` default (tooldeck._importers._mcp.DEFAULT_TIMEOUT; not imported
-here, so building the parser stays cheap)."""
 _HANDLER_CHOICES = (
     "say which Python functions run the imported tools: --handler MODULE:FUNCTION (one "
     "function for every tool, taking **arguments), --handler-module MODULE (MODULE:<tool name> "
@@ -103,7 +107,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "when it has one), with parameters inferred as ToolRegistry.add_tool infers them.",
     )
     python.add_argument("module", metavar="MODULE", help="dotted module name, e.g. myapp.tools")
-    mcp = _add_mcp_parser(sources)
+    from tooldeck.cli._import_mcp_args import add_mcp_parser
+
+    mcp = add_mcp_parser(sources)
     for sub in (openai, python, mcp):
         sub.add_argument(
             "-o",
@@ -118,83 +124,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         sub.add_argument(
             "-v", "--verbose", action="store_true", help="also print notes (renames, rewrites)"
         )
-
-
-def _add_mcp_parser(sources: Any) -> argparse.ArgumentParser:
-    mcp: argparse.ArgumentParser = sources.add_parser(
-        "mcp",
-        help="the tools of an MCP server (a command over stdio, or a url)",
-        description="Connect to an MCP server, list its tools and write a manifest declaring "
-        "the server (via: client) and one use: SERVER/TOOL entry per tool, with the server's "
-        "descriptions copied for editing. Name a local server by its command after -- "
-        "(tooldeck import mcp -- mcp-server-time --local-timezone UTC) or a remote one with "
-        "--url. Secrets never go into the manifest: --header refuses Authorization, tokens "
-        "and keys; --header-env HEADER=VARIABLE sends the variable's value now and writes "
-        "${env:VARIABLE}.",
-    )
-    mcp.add_argument(
-        "server_command",  # not "command": the top-level parser's dest for the command name
-        nargs="*",
-        metavar="COMMAND",
-        help="the server's command line and its arguments, after -- (run over stdio)",
-    )
-    mcp.add_argument("--url", metavar="URL", help="a remote server's address (http or https)")
-    mcp.add_argument(
-        "--transport",
-        choices=("http", "sse"),
-        help="with --url: Streamable HTTP (default) or the legacy HTTP+SSE transport",
-    )
-    mcp.add_argument(
-        "--header",
-        action="append",
-        default=[],
-        metavar="NAME:VALUE",
-        help="with --url: a header sent and written as is (not for secrets; repeatable)",
-    )
-    mcp.add_argument(
-        "--header-env",
-        action="append",
-        default=[],
-        metavar="HEADER=VARIABLE",
-        help="with --url: send HEADER with the value of the environment variable, written as "
-        "${env:VARIABLE} (Authorization becomes authorization:; repeatable)",
-    )
-    mcp.add_argument(
-        "--env",
-        action="append",
-        default=[],
-        metavar="NAME[=VARIABLE]",
-        help="with a command: pass the environment variable to the server, written as "
-        "${env:VARIABLE} (repeatable)",
-    )
-    mcp.add_argument(
-        "--name",
-        metavar="NAME",
-        help="the server's name in the manifest (default: from the "
-        "command or url, e.g. time for mcp-server-time)",
-    )
-    mcp.add_argument(
-        "--timeout",
-        type=_seconds,
-        default=_MCP_TIMEOUT,
-        metavar="SECONDS",
-        help=f"give up when the server has not listed its tools by then (default "
-        f"{_MCP_TIMEOUT:g}; also 500ms, 1m)",
-    )
-    return mcp
-
-
-def _seconds(text: str) -> float:
-    import argparse
-
-    from tooldeck.manifest._resolve import ResolveError, parse_duration
-
-    try:
-        return parse_duration(float(text) if text.replace(".", "", 1).isdigit() else text)
-    except (ResolveError, ValueError):
-        raise argparse.ArgumentTypeError(
-            f"{text!r} is not a positive number of seconds (or like 500ms, 30s, 1m)"
-        ) from None
 
 
 def run(args: argparse.Namespace) -> int:
