@@ -71,7 +71,7 @@ def _write(where: str, *, force: bool) -> int:
 
     from tooldeck._readfile import DEFAULT_LIMIT, read_bounded
     from tooldeck.cli._nolinks import StarterWriter, WriteRefused, refusals
-    from tooldeck.cli._schema_file import SCHEMA_FILE, is_tooldeck_schema, schema_text
+    from tooldeck.cli._schema_file import SCHEMA_FILE, is_tooldeck_schema, schema_text, shown_path
     from tooldeck.manifest._settings import locate_project
 
     settings = locate_project([])
@@ -94,13 +94,13 @@ def _write(where: str, *, force: bool) -> int:
     def refreshed(existing: str) -> str:
         if not force and existing.strip() and not is_tooldeck_schema(existing):
             raise WriteRefused(
-                f"{target} is not a tooldeck schema; not replacing it (--force does)"
+                f"{shown_path(target)} is not a tooldeck schema; not replacing it (--force does)"
             )
         return text
 
     existing = read_bounded(target) if target.exists() else None
     if isinstance(existing, bytes) and existing == text.encode("utf-8"):
-        print(f"up to date: {target}")
+        print(f"up to date: {shown_path(target)}")
         _point_at(target, settings.manifests if settings is not None else (), root)
         return EXIT_OK
     try:
@@ -112,7 +112,7 @@ def _write(where: str, *, force: bool) -> int:
     except (WriteRefused, OSError, UnicodeDecodeError) as exc:
         print(f"tooldeck schema: {exc}; nothing was written", file=sys.stderr)
         return EXIT_USAGE
-    print(f"{'wrote' if existing is None else 'refreshed'} {target}")
+    print(f"{'wrote' if existing is None else 'refreshed'} {shown_path(target)}")
     _point_at(target, settings.manifests if settings is not None else (), root)
     return EXIT_OK
 
