@@ -667,14 +667,12 @@ _ALLOWED_COMMENT = (
 _DESTRUCTIVE_COMMENT = "  # the server marks it destructive: calls wait for approval"
 
 
-def render_mcp_manifest(
-    imported: McpImport, *, output: str | os.PathLike[str] | None = None
-) -> str:
-    """The manifest text: a header, the server, one ``use:`` entry per tool."""
-    lines: list[str] = []
-    line = modeline(output)
-    if line:
-        lines.append(line)
+def render_mcp_manifest(imported: McpImport, *, schema: str | None = None) -> str:
+    """The manifest text: a header, the server, one ``use:`` entry per tool.
+
+    ``schema`` is the ``$schema`` an editor line points at (none without it).
+    """
+    lines: list[str] = [] if schema is None else [modeline(schema)]
     count = len(imported.tools)
     summary = plural(count, "tool")
     skipped = imported.result.skipped

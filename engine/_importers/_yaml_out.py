@@ -14,9 +14,7 @@ value is written as ``$${``, the loader's escape for a literal ``${``.
 
 from __future__ import annotations
 
-import os
 import re
-from pathlib import Path
 from typing import Any
 
 import yaml
@@ -77,20 +75,13 @@ def tool_entry(tool: ImportedTool) -> dict[str, Any]:
     return entry
 
 
-def render_manifest(
-    result: ImportResult,
-    *,
-    output: str | os.PathLike[str] | None = None,
-    handlers: str = "",
-) -> str:
-    """The manifest text for ``result``'s tools; ``output`` places the editor modeline's path.
+def render_manifest(result: ImportResult, *, schema: str | None = None, handlers: str = "") -> str:
+    """The manifest text for ``result``'s tools.
 
+    ``schema`` is the ``$schema`` an editor line points at (none without it);
     ``handlers`` is a line for the header saying where the handlers live.
     """
-    lines = []
-    line = modeline(output)
-    if line:
-        lines.append(line)
+    lines = [] if schema is None else [modeline(schema)]
     skipped = result.skipped
     summary = _count(len(result.tools), "tool") + (
         f" ({_count(skipped, 'definition')} skipped, see the import's messages)" if skipped else ""
@@ -126,27 +117,14 @@ def bidi_escaped(dumped: str) -> str:
     return _BIDI.sub(lambda m: f"\\u{ord(m.group()):04x}", dumped)
 
 
-def modeline(output: str | os.PathLike[str] | None) -> str | None:
-    """The bundled manifests' ``yaml-language-server`` line, pointing at the installed schema.
+def modeline(schema: str) -> str:
+    """The ``yaml-language-server`` line pointing editors at ``schema``.
 
-    The path is relative to the directory the manifest is written to (the
-    current one for standard output), so editors find the schema from there.
+    ``schema`` is chosen by the caller: the CLI passes a path relative to the
+    manifest's folder, to the project's copy of the meta-schema, so the line
+    still works after a commit (an installed file exists on one machine only).
     """
-    package = Path(__file__).resolve().parent.parent
-    bundled = sorted((package / "bundled").glob("*.yaml"))
-    try:
-        first = bundled[0].read_text(encoding="utf-8").splitlines()[0] if bundled else ""
-    except (OSError, IndexError, UnicodeDecodeError):
-        return None
-    if not first.startswith(_MODELINE):
-        return None
-    schema = (package / "schemas" / "manifest.schema.json").resolve()
-    here = Path(output).resolve().parent if output is not None else Path.cwd()
-    try:
-        target = Path(os.path.relpath(schema, here)).as_posix()
-    except ValueError:  # another drive (Windows): no relative path exists
-        target = schema.as_uri()
-    return f"{_MODELINE}{target}"
+    return f"{_MODELINE}{_comment(schema)}"
 
 
 def _count(number: int, noun: str) -> str:

@@ -15,7 +15,13 @@ them. ``python MODULE`` writes one tool per public function of a module
 connects to an MCP server (a command after ``--``, run over stdio, or
 ``--url``), lists its tools and writes the server (``via: client``) with one
 ``use: SERVER/TOOL`` entry per tool, descriptions copied for editing; secret
-headers are written as ``${env:NAME}`` (``--header-env``), never literally.
+headers are written as ``${env:NAME}`` (``--header-env``), never literally, and
+a server installed in this virtualenv by its full path (it must start when an
+MCP client runs tooldeck without activating the virtualenv).
+
+A manifest written into a project (``-o``) also gets what ``tooldeck lint``
+needs there (:mod:`._import_project`): its handler module in ``allow_handlers``
+and the project's copy of the meta-schema for its ``$schema`` line.
 
 Exit codes: 0 everything imported (warnings allowed), 1 some definitions
 were skipped (the manifest holds the others), 2 usage errors, unreadable
@@ -23,9 +29,10 @@ input and servers that cannot be started, reached or listed (nothing
 written). Problems go to standard error as ``file:line:col: ...`` or
 ``file: definition N (name): CODE message``.
 
-Like every command module this imports only :mod:`sys` until it runs, and it
-is self-contained: ``add_arguments``/``run`` (the CLI's command protocol) or
-``add_parser(subparsers)`` register it.
+Like every command module this imports only :mod:`sys` until it runs;
+``add_arguments``/``run`` (the CLI's command protocol) or
+``add_parser(subparsers)`` register it (``import mcp``'s options are in
+:mod:`._import_mcp_args`).
 """
 
 from __future__ import annotations
@@ -40,6 +47,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from tooldeck._importers import ImportResult
+    from tooldeck._importers._mcp import ServerSource
 
 __all__ = ["HELP", "add_arguments", "add_parser", "run"]
 
@@ -48,9 +56,6 @@ HELP = "write a manifest from OpenAI-style definitions, a Python module or an MC
 
 EXIT_OK, EXIT_PROBLEM, EXIT_USAGE = 0, 1, 2
 _MAX_BYTES = 16 * 1024 * 1024
-_MCP_TIMEOUT = 30.0
-"""``import mcp --timeout`` default (tooldeck._importers._mcp.DEFAULT_TIMEOUT; not imported
-here, so building the parser stays cheap)."""
 _HANDLER_CHOICES = (
     "say which Python functions run the imported tools: --handler MODULE:FUNCTION (one "
     "function for every tool, taking **arguments), --handler-module MODULE (MODULE:<tool name> "
@@ -102,7 +107,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "when it has one), with parameters inferred as ToolRegistry.add_tool infers them.",
     )
     python.add_argument("module", metavar="MODULE", help="dotted module name, e.g. myapp.tools")
-    mcp = _add_mcp_parser(sources)
+    from tooldeck.cli._import_mcp_args import add_mcp_parser
+
+    mcp = add_mcp_parser(sources)
     for sub in (openai, python, mcp):
         sub.add_argument(
             "-o",
@@ -117,83 +124,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         sub.add_argument(
             "-v", "--verbose", action="store_true", help="also print notes (renames, rewrites)"
         )
-
-
-def _add_mcp_parser(sources: Any) -> argparse.ArgumentParser:
-    mcp: argparse.ArgumentParser = sources.add_parser(
-        "mcp",
-        help="the tools of an MCP server (a command over stdio, or a url)",
-        description="Connect to an MCP server, list its tools and write a manifest declaring "
-        "the server (via: client) and one use: SERVER/TOOL entry per tool, with the server's "
-        "descriptions copied for editing. Name a local server by its command after -- "
-        "(tooldeck import mcp -- mcp-server-time --local-timezone UTC) or a remote one with "
-        "--url. Secrets never go into the manifest: --header refuses Authorization, tokens "
-        "and keys; --header-env HEADER=VARIABLE sends the variable's value now and writes "
-        "${env:VARIABLE}.",
-    )
-    mcp.add_argument(
-        "server_command",  # not "command": the top-level parser's dest for the command name
-        nargs="*",
-        metavar="COMMAND",
-        help="the server's command line and its arguments, after -- (run over stdio)",
-    )
-    mcp.add_argument("--url", metavar="URL", help="a remote server's address (http or https)")
-    mcp.add_argument(
-        "--transport",
-        choices=("http", "sse"),
-        help="with --url: Streamable HTTP (default) or the legacy HTTP+SSE transport",
-    )
-    mcp.add_argument(
-        "--header",
-        action="append",
-        default=[],
-        metavar="NAME:VALUE",
-        help="with --url: a header sent and written as is (not for secrets; repeatable)",
-    )
-    mcp.add_argument(
-        "--header-env",
-        action="append",
-        default=[],
-        metavar="HEADER=VARIABLE",
-        help="with --url: send HEADER with the value of the environment variable, written as "
-        "${env:VARIABLE} (Authorization becomes authorization:; repeatable)",
-    )
-    mcp.add_argument(
-        "--env",
-        action="append",
-        default=[],
-        metavar="NAME[=VARIABLE]",
-        help="with a command: pass the environment variable to the server, written as "
-        "${env:VARIABLE} (repeatable)",
-    )
-    mcp.add_argument(
-        "--name",
-        metavar="NAME",
-        help="the server's name in the manifest (default: from the "
-        "command or url, e.g. time for mcp-server-time)",
-    )
-    mcp.add_argument(
-        "--timeout",
-        type=_seconds,
-        default=_MCP_TIMEOUT,
-        metavar="SECONDS",
-        help=f"give up when the server has not listed its tools by then (default "
-        f"{_MCP_TIMEOUT:g}; also 500ms, 1m)",
-    )
-    return mcp
-
-
-def _seconds(text: str) -> float:
-    import argparse
-
-    from tooldeck.manifest._resolve import ResolveError, parse_duration
-
-    try:
-        return parse_duration(float(text) if text.replace(".", "", 1).isdigit() else text)
-    except (ResolveError, ValueError):
-        raise argparse.ArgumentTypeError(
-            f"{text!r} is not a positive number of seconds (or like 500ms, 30s, 1m)"
-        ) from None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -273,6 +203,7 @@ def _mcp(args: argparse.Namespace) -> int:
         server_source,
     )
     from tooldeck._words import plural
+    from tooldeck.cli._import_project import ImportProject
 
     try:
         source = server_source(
@@ -285,6 +216,7 @@ def _mcp(args: argparse.Namespace) -> int:
             name=args.name,
         )
         _refuse_overwrite(args.output, args.force)
+        source, resolved = _runnable(source)
         imported = import_mcp(
             source, timeout=args.timeout, errlog=sys.stderr if args.verbose else None
         )
@@ -293,13 +225,15 @@ def _mcp(args: argparse.Namespace) -> int:
     result = imported.result
     if not result.readable:
         return _report(result, args.verbose)
-    text = render_mcp_manifest(imported, output=args.output)
+    project = ImportProject.locate(args.output)
+    text = render_mcp_manifest(imported, schema=project.schema_reference())
     _check_size(result, text)
     if args.output is None:
         sys.stdout.write(text)
     else:
         _write(args.output, text)
     code = _report(result, args.verbose)
+    schema = project.write_schema()
     target = "standard output" if args.output is None else str(args.output)
     listed = result.definitions
     summary = (
@@ -310,23 +244,51 @@ def _mcp(args: argparse.Namespace) -> int:
         summary += f"; {result.skipped} skipped (see above)"
     if not listed:
         summary += " (the server lists no tools)"
+    if resolved is not None:
+        print(f"tooldeck import: {resolved}", file=sys.stderr)
     print(summary, file=sys.stderr)
+    _print_lines([schema])
     if args.output is not None:
         print(f"check it with: tooldeck lint {args.output}", file=sys.stderr)
     return code
 
 
+def _runnable(source: ServerSource) -> tuple[ServerSource, str | None]:
+    """``source`` with its command word as a manifest should hold it, and why it changed.
+
+    A server installed in this virtualenv is written as the absolute path of its
+    script, so the manifest works when an MCP client starts tooldeck without
+    activating the virtualenv (:mod:`tooldeck._importers._command_path`).
+    """
+    import dataclasses
+
+    from tooldeck._importers._command_path import resolve_command
+
+    if not source.command:
+        return source, None
+    word, *rest = source.command
+    resolved = resolve_command(word)
+    if resolved.note is None:
+        return source, None
+    return dataclasses.replace(source, command=(resolved.command, *rest)), resolved.note
+
+
 def _finish(result: ImportResult, args: argparse.Namespace, where: str, allow: str) -> int:
+    """Write the manifest, then what the project needs for it: the schema, ``allow`` allowed."""
     from tooldeck._importers import render_manifest
     from tooldeck._words import plural
+    from tooldeck.cli._import_project import ImportProject
 
-    text = render_manifest(result, output=args.output, handlers=where)
+    project = ImportProject.locate(args.output)
+    text = render_manifest(result, schema=project.schema_reference(), handlers=where)
     _check_size(result, text)
     if args.output is None:
         sys.stdout.write(text)
     else:
         _write(args.output, text)
     code = _report(result, args.verbose)
+    schema = project.write_schema()
+    allowed, lines = project.allow(allow)
     target = "standard output" if args.output is None else str(args.output)
     summary = (
         f"imported {len(result.tools)} of {plural(result.definitions, 'definition')} into {target}"
@@ -334,10 +296,17 @@ def _finish(result: ImportResult, args: argparse.Namespace, where: str, allow: s
     if result.skipped:
         summary += f"; {result.skipped} skipped (see above)"
     print(summary, file=sys.stderr)
+    _print_lines([schema, *lines])
     if args.output is not None:
-        check = f"tooldeck lint {args.output} --allow-handlers {allow}"
+        check = f"tooldeck lint {args.output}" + ("" if allowed else f" --allow-handlers {allow}")
         print(f"check it with: {check}", file=sys.stderr)
     return code
+
+
+def _print_lines(lines: list[str | None]) -> None:
+    for line in lines:
+        if line is not None:
+            print(f"tooldeck import: {line}", file=sys.stderr)
 
 
 def _check_size(result: ImportResult, text: str) -> None:

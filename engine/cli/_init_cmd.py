@@ -4,7 +4,9 @@ Writes a manifest with one tool, the handler module it points at and the
 ``[tool.tooldeck]`` settings (appended to an existing pyproject.toml, never
 replacing one), so ``tooldeck lint && tooldeck call greet --args '{"name": "Ada"}'``
 works in that folder at once. The manifest's first line points editors at the
-installed meta-schema (``tooldeck schema --path``) for completion and checks.
+project's copy of the meta-schema, ``schemas/tooldeck.schema.json`` (written
+too unless it is there already), by a relative path that works on every
+checkout (:mod:`tooldeck.cli._schema_file`).
 Existing files are never overwritten, and nothing is written through a link:
 a symlinked ``manifests/`` or file, or a hard-linked ``pyproject.toml``, is
 refused before anything is written (:mod:`tooldeck.cli._nolinks`).
@@ -21,7 +23,7 @@ if TYPE_CHECKING:
     import argparse
     from pathlib import Path
 
-__all__ = ["add_arguments", "run", "schema_path"]
+__all__ = ["add_arguments", "run"]
 
 MANIFEST = """\
 # yaml-language-server: $schema={schema}
@@ -66,13 +68,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def schema_path() -> Path:
-    """The meta-schema file shipped inside the installed package."""
-    from pathlib import Path
-
-    return Path(__file__).resolve().parent.parent / "schemas" / "manifest.schema.json"
-
-
 def run(args: argparse.Namespace) -> int:
     from tooldeck.cli._nolinks import WriteRefused
 
@@ -87,10 +82,12 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _init(args: argparse.Namespace) -> int:
+    import os
     from pathlib import PurePath
 
     from tooldeck._readfile import DEFAULT_LIMIT
     from tooldeck.cli._nolinks import StarterWriter, refusals
+    from tooldeck.cli._schema_file import SCHEMA_FILE, schema_text
 
     root: Path = args.directory
     module: str = args.module
@@ -103,7 +100,10 @@ def _init(args: argparse.Namespace) -> int:
     # Links below the folder are refused before anything is written: a symlinked manifests/
     # or file would put the starter elsewhere, a hard-linked pyproject.toml would change
     # another file too. The writer enforces the same through descriptors, against swaps.
-    problems = refusals(root, [manifest, handlers], [pyproject])
+    # The schema copy is shared by every manifest of the project: kept when it is there.
+    schema = None if os.path.lexists(root / SCHEMA_FILE) else SCHEMA_FILE
+    created = [manifest, handlers, *([schema] if schema is not None else [])]
+    problems = refusals(root, created, [pyproject])
     if problems:
         for problem in problems:
             print(f"tooldeck: {problem}", file=sys.stderr)
@@ -117,15 +117,19 @@ def _init(args: argparse.Namespace) -> int:
         return separator + SETTINGS.format(module=module).lstrip("\n" if not existing else "")
 
     with StarterWriter(root) as writer:
-        writer.create(manifest, MANIFEST.format(schema=schema_path().as_uri(), module=module))
+        reference = PurePath("..", SCHEMA_FILE).as_posix()  # from manifests/
+        writer.create(manifest, MANIFEST.format(schema=reference, module=module))
         writer.create(handlers, HANDLERS.format())
+        if schema is not None:
+            writer.create(schema, schema_text())
         existing = writer.append(pyproject, DEFAULT_LIMIT, settings)  # last: it cannot be undone
     if "[tool.tooldeck]" in existing:
         print(
             f"tooldeck: {root / pyproject} already has [tool.tooldeck]; left as it is",
             file=sys.stderr,
         )
-    print(f"created {root / manifest}, {root / handlers} and [tool.tooldeck] in {root / pyproject}")
+    files = ", ".join(str(root / path) for path in created)
+    print(f"created {files} and [tool.tooldeck] in {root / pyproject}")
     where = "" if root.resolve() == root.cwd().resolve() else f"cd {root} && "
     print(f'next: {where}tooldeck lint && tooldeck call greet --args \'{{"name": "Ada"}}\'')
     return EXIT_OK

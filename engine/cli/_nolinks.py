@@ -1,4 +1,7 @@
-"""Create and append files in a project folder without following links (``tooldeck init``).
+"""Create, append and replace files in a project folder without following links.
+
+Used by ``tooldeck init`` (the starter), ``tooldeck import`` (the project's
+``allow_handlers`` and its copy of the meta-schema) and ``tooldeck schema --write``.
 
 A folder prepared by someone else may hold a symlinked ``manifests/`` (the starter would
 land wherever it points) or a ``pyproject.toml`` hard-linked to a file elsewhere (appending
@@ -14,7 +17,10 @@ class, before anything is written:
   ``O_DIRECTORY | O_NOFOLLOW`` (created first if missing), new files are created with
   ``O_CREAT | O_EXCL | O_NOFOLLOW`` (nothing already there is ever written through), and the
   file appended to is opened with ``O_NOFOLLOW | O_NONBLOCK`` and judged again by
-  ``fstat``. If a step fails, the files and folders it created are removed again.
+  ``fstat``. A file replaced (:meth:`StarterWriter.replace`) is read the same way and
+  swapped whole for a new file written beside it (a crash never leaves half of it),
+  only if the name still holds the file that was read. If a step fails, the files and
+  folders it created are removed again.
 
 The project folder itself is taken as the user named it (``/tmp`` is a symlink on macOS);
 only what is below it is checked. Where the OS has no ``dir_fd`` or ``O_NOFOLLOW``
@@ -23,6 +29,7 @@ only what is below it is checked. Where the OS has no ``dir_fd`` or ``O_NOFOLLOW
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import stat
@@ -85,7 +92,9 @@ def _refusal(root: Path, relative: PurePath, *, appending: bool) -> str | None:
     return None
 
 
-def _hard_links(path: Path, links: int) -> str:
+def _hard_links(path: Path, links: int, *, replacing: bool = False) -> str:
+    if replacing:
+        return f"{path} has {links} hard links; replacing it would leave the other names behind"
     return f"{path} has {links} hard links; appending to it would change the other names too"
 
 
@@ -180,6 +189,71 @@ class StarterWriter:
             os.close(fd)
         return text
 
+    def replace(self, relative: PurePath, limit: int, edit: Callable[[str], str]) -> str:
+        """Replace a regular file with one link by ``edit(its text)``; returns the old text.
+
+        The new text is written to a fresh file beside it (``O_EXCL``, the old file's
+        permissions) and renamed over it, after checking that the name still holds the
+        file that was read: a link, or a file swapped in meanwhile, is refused.
+        """
+        path = self.root.joinpath(relative)
+        folder = self._folder(relative.parts[:-1])
+        name = relative.parts[-1]
+        partial: str | None = None
+        try:
+            info, text = self._read_single(folder, name, path, limit)
+            new = edit(text)
+            partial = f".{name}.{os.getpid()}.{os.urandom(4).hex()}.partial"
+            flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _COMMON
+            fd = self._open(folder, partial, flags)
+            try:
+                if hasattr(os, "fchmod"):
+                    os.fchmod(fd, stat.S_IMODE(info.st_mode))
+                _write_all(fd, new)
+            finally:
+                os.close(fd)
+            now = _lstat(folder, name)
+            same = (now.st_dev, now.st_ino, now.st_mtime_ns, now.st_size) == (
+                info.st_dev,
+                info.st_ino,
+                info.st_mtime_ns,
+                info.st_size,
+            )
+            if not same or stat.S_ISLNK(now.st_mode):
+                raise WriteRefused(f"{path} changed while it was being edited; not replaced")
+            _rename(folder, partial, name)
+            partial = None
+            return text
+        finally:
+            if partial is not None:
+                with contextlib.suppress(OSError):
+                    _unlink(folder, partial)
+            self._close(folder)
+
+    def _read_single(
+        self, folder: int | Path, name: str, path: Path, limit: int
+    ) -> tuple[os.stat_result, str]:
+        """The status and text of a regular file with one link, opened without following links."""
+        flags = os.O_RDONLY | _NOFOLLOW | getattr(os, "O_NONBLOCK", 0) | _COMMON
+        try:
+            fd = self._open(folder, name, flags)
+        except OSError as exc:
+            if exc.errno in _LINK_ERRNOS:
+                raise WriteRefused(f"{path} is a symlink; not writing through it") from None
+            raise
+        try:
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode):
+                raise WriteRefused(f"{path} is not a regular file; not writing to it")
+            if info.st_nlink > 1:
+                raise WriteRefused(_hard_links(path, info.st_nlink, replacing=True))
+            existing = read_descriptor(fd, limit)
+            if isinstance(existing, Unreadable):
+                raise WriteRefused(f"cannot read {path}: {existing}")
+            return info, existing.decode("utf-8")
+        finally:
+            os.close(fd)
+
     # ----------------------------------------------------------------- descriptors
     def _folder(self, parts: tuple[str, ...]) -> int | Path:
         """The folder ``parts`` below the root, made if missing, entered without following links."""
@@ -231,6 +305,26 @@ class StarterWriter:
     def _close(folder: int | Path) -> None:
         if not isinstance(folder, Path):
             os.close(folder)
+
+
+def _lstat(folder: int | Path, name: str) -> os.stat_result:
+    if isinstance(folder, Path):
+        return os.lstat(folder / name)
+    return os.stat(name, dir_fd=folder, follow_symlinks=False)
+
+
+def _rename(folder: int | Path, source: str, target: str) -> None:
+    if isinstance(folder, Path):
+        os.replace(folder / source, folder / target)
+    else:
+        os.replace(source, target, src_dir_fd=folder, dst_dir_fd=folder)
+
+
+def _unlink(folder: int | Path, name: str) -> None:
+    if isinstance(folder, Path):
+        os.unlink(folder / name)
+    else:
+        os.unlink(name, dir_fd=folder)
 
 
 def _not_a_folder(path: Path, name: str, dir_fd: int) -> str:

@@ -37,7 +37,13 @@ from typing import Any
 from tooldeck._diagnostics import Diagnostic, SourceLocation
 from tooldeck._readfile import Unreadable, read_bounded, read_text_lines
 
-__all__ = ["PROJECT_FILES", "ProjectSettings", "find_project", "locate_project"]
+__all__ = [
+    "PROJECT_FILES",
+    "ProjectSettings",
+    "find_project",
+    "handler_prefix_problem",
+    "locate_project",
+]
 
 PROJECT_FILES = ("pyproject.toml", "tooldeck.yaml")
 _KEYS = ("manifests", "allow_handlers", "project_dir", "config", "lint")
@@ -228,10 +234,10 @@ def _settings(path: Path, table: dict[str, Any] | Diagnostic | None) -> ProjectS
         )
         handlers = []
     for prefix in handlers:
-        why = _not_a_handler_prefix(prefix)
+        why = handler_prefix_problem(prefix)
         if why is not None:
             problems.append(_problem(path, why, "allow_handlers"))
-    handlers = [h for h in handlers if _not_a_handler_prefix(h) is None]
+    handlers = [h for h in handlers if handler_prefix_problem(h) is None]
     return ProjectSettings(
         source=path,
         root=root,
@@ -244,7 +250,7 @@ def _settings(path: Path, table: dict[str, Any] | Diagnostic | None) -> ProjectS
     )
 
 
-def _not_a_handler_prefix(prefix: str) -> str | None:
+def handler_prefix_problem(prefix: str) -> str | None:
     """Why repository settings may not allow ``prefix`` (None: they may).
 
     The standard library and tooldeck's own modules are not written as tools:

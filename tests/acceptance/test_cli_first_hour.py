@@ -25,11 +25,14 @@ def test_init_then_lint_then_call_works_at_once(tmp_path, run_line):
     assert (call.exit_code, call.stdout.strip()) == (0, "Hello, Ada!")
 
 
-def test_init_points_editors_at_the_installed_schema(tmp_path, run_line):
-    run_line("init", cwd=tmp_path)
+def test_init_points_editors_at_the_projects_copy_of_the_schema(tmp_path, run_line):
+    """A relative path into the project: it still works after a commit and a clone."""
+    done = run_line("init", cwd=tmp_path)
+    assert "schemas/tooldeck.schema.json" in done.stdout
     first = (tmp_path / "manifests" / "hello.yaml").read_text().splitlines()[0]
-    uri = run_line("schema", "--uri").stdout.strip()
-    assert first == f"# yaml-language-server: $schema={uri}"
+    assert first == "# yaml-language-server: $schema=../schemas/tooldeck.schema.json"
+    copy = (tmp_path / "schemas" / "tooldeck.schema.json").read_text(encoding="utf-8")
+    assert copy == run_line("schema").stdout
     path = Path(run_line("schema", "--path").stdout.strip())
     assert json.loads(path.read_text())["$schema"].startswith("https://json-schema.org/")
 

@@ -102,13 +102,13 @@ def no_traceback(text: str) -> None:
 
 def test_time_server_in_process_writes_use_entries_that_load(tmp_path: Path, run_line) -> None:
     out = tmp_path / "manifests" / "time.yaml"
-    result = run_line("import", "mcp", "-o", out, "--", *TIME)
+    result = run_line("import", "mcp", "-o", out, "--", *TIME, cwd=tmp_path)
     assert result.exit_code == 0, result.output
     assert result.stdout == ""
     assert "imported 2 of 2 tools of MCP server 'time'" in result.stderr
     assert f"check it with: tooldeck lint {out}" in result.stderr
     text = out.read_text(encoding="utf-8")
-    assert text.startswith("# yaml-language-server: $schema=")
+    assert text.startswith("# yaml-language-server: $schema=../schemas/tooldeck.schema.json\n")
     body = text[text.index("version: 1") :]
     expected = TIME_BODY.replace(
         "    command: mcp-server-time\n    args: [--local-timezone, UTC]\n",
@@ -137,26 +137,87 @@ def test_time_server_in_process_writes_use_entries_that_load(tmp_path: Path, run
     assert spec.allowed_tools == ()
 
 
+def plain_path() -> str:
+    """``PATH`` as a process started without the virtualenv activated sees it."""
+    activated = {os.path.normcase(str(SCRIPTS))}
+    if os.environ.get("VIRTUAL_ENV"):
+        activated.add(os.path.normcase(os.path.join(os.environ["VIRTUAL_ENV"], "bin")))
+    entries = os.environ.get("PATH", os.defpath).split(os.pathsep)
+    return os.pathsep.join(e for e in entries if e and os.path.normcase(e) not in activated)
+
+
+NOT_ACTIVATED = {"VIRTUAL_ENV": "", "CONDA_PREFIX": ""}
+
+
 def test_time_server_through_the_installed_command(tmp_path: Path, run_cli) -> None:
-    """A real process: the console script, the server found on PATH, the manifest on stdout."""
-    path = f"{SCRIPTS}{os.pathsep}{os.environ.get('PATH', '')}"
+    """A real process in an activated virtualenv: the server's script is written by its path."""
+    activated = {"PATH": f"{SCRIPTS}{os.pathsep}{plain_path()}", "VIRTUAL_ENV": sys.prefix}
     done = run_cli(
         "import", "mcp", "--", "mcp-server-time", "--local-timezone", "UTC",
-        cwd=tmp_path, env={"PATH": path},
+        cwd=tmp_path, env={**NOT_ACTIVATED, **activated},
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
+    script = SCRIPTS / "mcp-server-time"
     lines = done.stdout.splitlines()
     assert lines[0].startswith("# yaml-language-server: $schema=")
     assert lines[1] == (
-        "# Imported by `tooldeck import mcp` from mcp-server-time --local-timezone UTC: 2 tools."
+        f"# Imported by `tooldeck import mcp` from {script} --local-timezone UTC: 2 tools."
     )
-    assert done.stdout[done.stdout.index("version: 1") :] == TIME_BODY
+    body = TIME_BODY.replace("command: mcp-server-time", f"command: {script}")
+    assert done.stdout[done.stdout.index("version: 1") :] == body
+    assert (
+        f"mcp-server-time is in {SCRIPTS}, which is on PATH only while its environment is "
+        "activated (an MCP client starting tooldeck does not activate it); wrote its full path"
+    ) in done.stderr
     assert "imported 2 of 2 tools of MCP server 'time' into standard output" in done.stderr
     no_traceback(done.stderr)
     out = tmp_path / "m" / "time.yaml"
     out.parent.mkdir()
     out.write_text(done.stdout, encoding="utf-8")
     loads_cleanly(out)
+
+
+def test_a_server_of_the_virtualenv_imports_and_runs_without_activating_it(
+    tmp_path: Path, run_cli
+) -> None:
+    """``.venv/bin/tooldeck import mcp -- mcp-server-time``, then a call, never activated."""
+    plain = {**NOT_ACTIVATED, "PATH": plain_path()}
+    done = run_cli(
+        "import", "mcp", "-o", "manifests/time.yaml", "--", "mcp-server-time",
+        "--local-timezone", "UTC", cwd=tmp_path, env=plain,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert (
+        f"mcp-server-time is not on PATH; found it in this Python's scripts folder ({SCRIPTS}) "
+        "and wrote its full path"
+    ) in done.stderr
+    written = yaml.safe_load((tmp_path / "manifests" / "time.yaml").read_text(encoding="utf-8"))
+    assert written["mcp_servers"][0]["command"] == str(SCRIPTS / "mcp-server-time")
+    call = run_cli(
+        "call", "convert_time", "-m", str(tmp_path / "manifests"), "--args",
+        '{"source_timezone": "UTC", "time": "12:00", "target_timezone": "UTC"}',
+        cwd="/", env=plain,
+    )  # fmt: skip
+    assert call.returncode == 0, call.stderr
+    assert '"time_difference": "+0.0h"' in call.stdout
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="a POSIX shell script on PATH")
+def test_a_server_on_a_plain_path_keeps_its_word(tmp_path: Path, run_cli) -> None:
+    """A command found without any virtualenv's folder is written as typed."""
+    bin_folder = tmp_path / "bin"
+    bin_folder.mkdir()
+    wrapper = bin_folder / "time-server"
+    wrapper.write_text(f'#!/bin/sh\nexec "{SCRIPTS / "mcp-server-time"}" "$@"\n', encoding="utf-8")
+    wrapper.chmod(0o755)
+    path = os.pathsep.join((str(SCRIPTS), str(bin_folder), plain_path()))
+    done = run_cli(
+        "import", "mcp", "--", "time-server",
+        cwd=tmp_path, env={**NOT_ACTIVATED, "PATH": path, "VIRTUAL_ENV": sys.prefix},
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "    command: time-server\n" in done.stdout
+    assert "full path" not in done.stderr
 
 
 def test_the_knobs_are_explained_once_at_the_top(tmp_path: Path, run_line) -> None:

@@ -55,7 +55,7 @@ def _load(result: ImportResult, folder: Path) -> Iterator[tuple[ImportResult, An
     assign_handlers(result, handler_module=module)
     (folder / f"{module}.py").write_text(render_stubs(result), encoding="utf-8")
     manifest = folder / "hostile.yaml"
-    manifest.write_text(render_manifest(result, output=manifest), encoding="utf-8")
+    manifest.write_text(render_manifest(result), encoding="utf-8")
     sys.path.insert(0, str(folder))
     importlib.invalidate_caches()
     try:

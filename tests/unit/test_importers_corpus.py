@@ -209,7 +209,7 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Impor
             assign_handlers(result, handler_module=module)
             (folder / f"{module}.py").write_text(render_stubs(result), encoding="utf-8")
             manifest = folder / f"{file.stem}_{number}.yaml"
-            manifest.write_text(render_manifest(result, output=manifest), encoding="utf-8")
+            manifest.write_text(render_manifest(result), encoding="utf-8")
             importlib.invalidate_caches()
             registry, loaded = tooldeck.load_manifests([manifest], allow_handlers=[module])
             found[key] = Imported(file, result, manifest, module, registry, loaded)

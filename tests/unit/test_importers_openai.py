@@ -106,7 +106,7 @@ def load_import(tmp_path: Path) -> Iterator[Any]:
         assign_handlers(result, handler_module=module)
         (tmp_path / f"{module}.py").write_text(render_stubs(result), encoding="utf-8")
         manifest = tmp_path / f"{module}.yaml"
-        text_out = render_manifest(result, output=manifest)
+        text_out = render_manifest(result)
         manifest.write_text(text_out, encoding="utf-8")
         importlib.invalidate_caches()
         registry, load = tooldeck.load_manifests([manifest], allow_handlers=[module])
@@ -530,10 +530,9 @@ def test_the_manifest_reads_like_a_hand_written_one() -> None:
     tool = {**WEATHER, "description": "Get the weather.\n\nUse it for ${city} forecasts."}
     result = import_openai(json.dumps([tool]), source="weather.json")
     assign_handlers(result, handler_module="myapp.tools")
-    text = render_manifest(result, output=Path("manifests/tools.yaml"))
+    text = render_manifest(result, schema="../schemas/tooldeck.schema.json")
     lines = text.splitlines()
-    assert lines[0].startswith("# yaml-language-server: $schema=")
-    assert lines[0].endswith("schemas/manifest.schema.json")
+    assert lines[0] == "# yaml-language-server: $schema=../schemas/tooldeck.schema.json"
     assert lines[1] == "# Imported by `tooldeck import openai` from weather.json: 1 tool."
     assert "version: 1\ntools:\n  - name: get_weather\n    description: |-\n" in text
     assert "      Use it for $${city} forecasts." in text  # a literal ${, not a reference

@@ -113,7 +113,7 @@ def module(tmp_path: Path) -> Iterator[Any]:
 def load(tmp_path: Path, name: str) -> tuple[Any, Any, str]:
     result = import_python(name)
     path = tmp_path / f"{name}.yaml"
-    text = render_manifest(result, output=path)
+    text = render_manifest(result)
     path.write_text(text, encoding="utf-8")
     registry, loaded = tooldeck.load_manifests([path], allow_handlers=[name])
     assert loaded.errors == [], [str(d) for d in loaded.errors]
