@@ -31,6 +31,9 @@ __all__ = [
     "DRAFTS",
     "FOREIGN_TYPES",
     "MAX_SCHEMA_DEPTH",
+    "ONE_SCHEMA",
+    "SCHEMA_LISTS",
+    "SCHEMA_MAPS",
     "FragmentWriter",
     "Note",
     "Unsupported",
@@ -68,7 +71,7 @@ DRAFTS = frozenset(
 """``$schema`` values whose idioms the import rewrites to 2020-12 (TD508): dropping the
 keyword then changes nothing, so it is not reported."""
 
-_ONE_SCHEMA = frozenset(
+ONE_SCHEMA = frozenset(
     {
         "additionalProperties",
         "not",
@@ -81,8 +84,9 @@ _ONE_SCHEMA = frozenset(
         "unevaluatedProperties",
     }
 )
-_SCHEMA_LISTS = frozenset({"anyOf", "oneOf", "allOf", "prefixItems"})
-_SCHEMA_MAPS = frozenset({"properties", "patternProperties", "$defs", "dependentSchemas"})
+"""JSON Schema keywords whose value is one subschema (``items`` aside: a list in draft-07)."""
+SCHEMA_LISTS = frozenset({"anyOf", "oneOf", "allOf", "prefixItems"})
+SCHEMA_MAPS = frozenset({"properties", "patternProperties", "$defs", "dependentSchemas"})
 
 Note = Callable[[str, Severity, str, str], None]
 """``note(code, severity, message, path)``: how the mapper reports what it changed."""
@@ -193,13 +197,13 @@ class FragmentWriter:
                 if not isinstance(node.get("items"), list):
                     message = "additionalItems without tuple items dropped (it has no effect)"
                     self.note("TD508", Severity.INFO, message, where)
-            elif key == "items" or key in _ONE_SCHEMA:
+            elif key == "items" or key in ONE_SCHEMA:
                 out[key] = self.canonical(value, where)
-            elif key in _SCHEMA_LISTS:
+            elif key in SCHEMA_LISTS:
                 if not isinstance(value, list):
                     raise Unsupported(f"{key} must be a list of schemas", where)
                 out[key] = [self.canonical(v, f"{where}.{i}") for i, v in enumerate(value)]
-            elif key in _SCHEMA_MAPS or key == "definitions":
+            elif key in SCHEMA_MAPS or key == "definitions":
                 if not isinstance(value, dict):
                     raise Unsupported(f"{key} must map names to schemas", where)
                 out[key] = {k: self.canonical(v, f"{where}.{k}") for k, v in value.items()}

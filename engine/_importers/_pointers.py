@@ -26,7 +26,7 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import unquote
 
-from tooldeck._importers._fragments import Note, Unsupported
+from tooldeck._importers._fragments import ONE_SCHEMA, SCHEMA_LISTS, SCHEMA_MAPS, Note, Unsupported
 from tooldeck._importers._problems import Severity
 
 __all__ = ["move_pointed"]
@@ -77,23 +77,9 @@ def move_pointed(schema: Mapping[str, Any], key: str, note: Note) -> dict[str, A
     return out
 
 
-_ONE = frozenset(
-    {
-        "items",
-        "additionalItems",
-        "additionalProperties",
-        "not",
-        "if",
-        "then",
-        "else",
-        "contains",
-        "propertyNames",
-        "unevaluatedItems",
-        "unevaluatedProperties",
-    }
-)
-_LISTS = frozenset({"anyOf", "oneOf", "allOf", "prefixItems", "items"})
-_MAPS = frozenset({"properties", "patternProperties", "dependentSchemas", *_DEFS_KEYS})
+_ONE = ONE_SCHEMA | {"items", "additionalItems"}
+_LISTS = SCHEMA_LISTS | {"items"}
+_MAPS = SCHEMA_MAPS | set(_DEFS_KEYS)
 _SCHEMA_KEYS = _ONE | _LISTS | _MAPS
 _ANNOTATIONS = ("description",)
 """Kept next to the ``$ref`` that replaces a moved schema: an annotation changes no
