@@ -46,6 +46,7 @@ from tooldeck.providers._loop import (
 )
 from tooldeck.providers._loop_chat import CHAT
 from tooldeck.providers._loop_responses import RESPONSES
+from tooldeck.providers._looplogs import secrets_hidden_in_client_logs
 
 if TYPE_CHECKING:
     from tooldeck._registry import ToolRegistry
@@ -137,7 +138,8 @@ def run(
         on_warning=on_warning,
         options=request_options,
     )
-    return _drive(steps, runner)
+    with secrets_hidden_in_client_logs(registry.secrets):
+        return _drive(steps, runner)
 
 
 async def arun(
@@ -180,7 +182,8 @@ async def arun(
         on_warning=on_warning,
         options=request_options,
     )
-    return await _adrive(steps, runner)
+    with secrets_hidden_in_client_logs(registry.secrets):
+        return await _adrive(steps, runner)
 
 
 # ------------------------------------------------------------------- set-up

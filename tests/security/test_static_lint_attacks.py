@@ -733,7 +733,8 @@ def test_a_tower_of_classes_is_read_promptly(tmp_path):
     started = time.monotonic()
     done, _ = _lint(project)
     took = time.monotonic() - started
-    assert took < 6 * unit + 5, f"the tower took {took:.1f}s, one class {unit:.1f}s"
+    # ~5 s idle (10x the unit), 8 s seen on a loaded machine; the cubic merge took minutes
+    assert took < 20 * unit + 30, f"the tower took {took:.1f}s, one class {unit:.1f}s"
     assert done.returncode == 1, done.stdout
 
 
