@@ -212,42 +212,35 @@ def _unevaluated_properties(
     yield jsonschema.ValidationError(f"Unevaluated properties {verb} ({names}{more})")
 
 
-def _keywords() -> dict[str, Callable[..., Any]]:
-    """The keywords tooldeck replaces; the ``unevaluated*`` ones only with jsonschema's helpers.
+# Finding what was evaluated is jsonschema's own (private) work; re-doing it would be a
+# second implementation to keep in step. It is imported guarded: should a release move it,
+# the stock unevaluated* keywords (correct, quadratic on huge arrays) are used instead of
+# failing at import. CI runs the suite on the lowest and the latest jsonschema admitted.
+try:
+    from jsonschema._utils import (
+        find_evaluated_item_indexes_by_schema as _evaluated_indexes,
+    )
+    from jsonschema._utils import (
+        find_evaluated_property_keys_by_schema as _evaluated_keys,
+    )
+except ImportError:  # pragma: no cover - depends on the jsonschema release
+    _UNEVALUATED: dict[str, Callable[..., Any]] = {}
+else:
+    _UNEVALUATED = {
+        "unevaluatedItems": _unevaluated_items,
+        "unevaluatedProperties": _unevaluated_properties,
+    }
 
-    Finding what was evaluated is jsonschema's own (private) work; re-doing it
-    would be a second implementation to keep in step. It is imported guarded:
-    should a release move it, the stock keywords (correct, quadratic on huge
-    arrays) are used instead of failing at import. CI runs the suite on the
-    lowest and the latest jsonschema that pyproject.toml admits.
-    """
-    keywords: dict[str, Callable[..., Any]] = {
+_Validator: Any = jsonschema.validators.extend(  # type: ignore[no-untyped-call]
+    Draft202012Validator,
+    {
         "pattern": _pattern,
         "patternProperties": _pattern_properties,
         "additionalProperties": _additional_properties,
         "items": _items,
         "uniqueItems": _unique_items,
-    }
-    global _evaluated_indexes, _evaluated_keys  # noqa: PLW0603 - bound once, at import
-    try:
-        from jsonschema._utils import (
-            find_evaluated_item_indexes_by_schema,
-            find_evaluated_property_keys_by_schema,
-        )
-    except ImportError:  # pragma: no cover - depends on the jsonschema release
-        return keywords
-    _evaluated_indexes = find_evaluated_item_indexes_by_schema
-    _evaluated_keys = find_evaluated_property_keys_by_schema
-    keywords["unevaluatedItems"] = _unevaluated_items
-    keywords["unevaluatedProperties"] = _unevaluated_properties
-    return keywords
-
-
-_evaluated_indexes: Callable[..., Any]
-_evaluated_keys: Callable[..., Any]
-
-_Validator: Any = jsonschema.validators.extend(  # type: ignore[no-untyped-call]
-    Draft202012Validator, _keywords()
+        **_UNEVALUATED,
+    },
 )
 """Draft 2020-12, linear and on RE2. Not registered with jsonschema (no
 ``version=``), so other users of jsonschema in the process are unaffected."""

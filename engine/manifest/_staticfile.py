@@ -73,11 +73,7 @@ def read_source(
             "TD311", f"handler module {name!r} does not parse ({origin}:1): {exc.msg}"
         ) from None
     except (ValueError, UnicodeError, LookupError) as exc:
-        raise StaticProblem(
-            "TD311",
-            f"handler module {name!r} cannot be read as Python source ({origin}): "
-            f"{type(exc).__name__}: {str(exc)[:200]}",
-        ) from None
+        raise _unreadable(name, origin, exc) from None
 
 
 def parse_source(text: str, origin: str, name: str) -> ast.Module:
@@ -90,11 +86,16 @@ def parse_source(text: str, origin: str, name: str) -> ast.Module:
             "TD311", f"handler module {name!r} does not parse ({where}): {exc.msg}"
         ) from None
     except (ValueError, RecursionError, MemoryError) as exc:
-        raise StaticProblem(
-            "TD311",
-            f"handler module {name!r} cannot be read as Python source ({origin}): "
-            f"{type(exc).__name__}: {str(exc)[:200]}",
-        ) from None
+        raise _unreadable(name, origin, exc) from None
+
+
+def _unreadable(name: str, origin: str, exc: Exception) -> StaticProblem:
+    """TD311 for a file that decoding or parsing gave up on, with the reason cut short."""
+    return StaticProblem(
+        "TD311",
+        f"handler module {name!r} cannot be read as Python source ({origin}): "
+        f"{type(exc).__name__}: {str(exc)[:200]}",
+    )
 
 
 def _weigh(data: bytes, origin: str, name: str, budget: list[int]) -> None:
