@@ -46,15 +46,16 @@ def add_arguments(lint: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from tooldeck._diagnostics import Severity
     from tooldeck.cli._reporters import get_reporter
-    from tooldeck.manifest._lint import apply_severity, lint, load_settings
+    from tooldeck.manifest._lint import LintSettings, apply_severity, lint
     from tooldeck.manifest._lintsettings import settings_from
 
     loaded = load(args, args.paths or None, bundled=False, static=args.static)
+    # The lint table lives in the project's settings file, read already while loading (a
+    # second walk up from the cwd would find the same file, or none).
     project = loaded.resolved.project
-    if project is not None:  # its settings file is read already
-        settings, setting_problems = settings_from(project.lint, project.source)
-    else:
-        settings, setting_problems = load_settings()
+    settings, setting_problems = (
+        settings_from(project.lint, project.source) if project is not None else (LintSettings(), [])
+    )
     found: list[Diagnostic] = [*setting_problems]
     found.extend(apply_severity(loaded.result.diagnostics, settings))
     found.extend(lint(loaded.result, loaded.registry, settings, live=_live(loaded, args)))
