@@ -104,9 +104,9 @@ def bundled_manifests() -> Path:
     files instead of a project's that is missing would pass a CI job that
     should fail.
     """
-    from pathlib import Path
+    from tooldeck._resources import bundled_manifests as shipped
 
-    return Path(__file__).resolve().parent.parent / "bundled"
+    return shipped()
 
 
 class Loaded:

@@ -41,7 +41,9 @@ _ID_PREFIX = "urn:tooldeck:schema:manifest:"
 
 def installed_schema() -> Path:
     """The meta-schema file shipped inside the installed package (``tooldeck schema --path``)."""
-    return Path(__file__).resolve().parent.parent / "schemas" / "manifest.schema.json"
+    from tooldeck._resources import installed_schema as shipped
+
+    return shipped()
 
 
 def schema_text() -> str:

@@ -49,12 +49,9 @@ __all__ = ["check_document", "compile_schema", "manifest_schema"]
 @cache
 def manifest_schema() -> dict[str, Any]:
     """The meta-schema shipped with the package (``tooldeck schema`` prints it)."""
-    import pkgutil  # the package's loader reads it: a folder, a zip or an editable install
+    from tooldeck._resources import schema_bytes
 
-    raw = pkgutil.get_data("tooldeck", "schemas/manifest.schema.json")
-    if raw is None:  # pragma: no cover - a loader that cannot read package data
-        raise FileNotFoundError("tooldeck/schemas/manifest.schema.json")
-    return json.loads(raw.decode("utf-8"))  # type: ignore[no-any-return]
+    return json.loads(schema_bytes().decode("utf-8"))  # type: ignore[no-any-return]
 
 
 @cache
