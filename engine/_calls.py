@@ -19,11 +19,9 @@ from tooldeck._calltypes import CallFailure, ToolResult
 from tooldeck._errors import ErrorKind, ToolFailed
 from tooldeck._jsonparse import (
     MAX_INT_DIGITS,
-    JsonProblem,
     decode_short_json,
     lone_surrogate,
-    parse_json,
-    value_problem,
+    parse_arguments,
 )
 from tooldeck._names import name_problem
 from tooldeck._policies import WorkerPool
@@ -43,7 +41,6 @@ __all__ = [
     "failed",
     "finish",
     "new_call_id",
-    "parse_arguments",
     "unavailable_use",
     "unknown_tool",
     "validate_call",
@@ -113,40 +110,6 @@ def unavailable_use(use: McpToolUse, call_id: str) -> ToolResult:
         "or its tool does not fit the entry"
     )
     return error_result("execution_error", message, tool_name=use.name, call_id=call_id)
-
-
-def parse_arguments(arguments: Any) -> dict[str, Any] | str:
-    """Arguments as a fresh dict, or a model-readable reason they are not an object.
-
-    Text is parsed by :func:`tooldeck._jsonparse.parse_json` (no NaN, infinities,
-    oversized integers, lone surrogates or invalid UTF-8); a mapping passed
-    from Python is held to the same rules, so a handler never sees a value
-    JSON could not carry.
-    """
-    if type(arguments) is dict:  # the common case from Python (and MCP): no ABC check
-        args = dict(arguments)
-        problem = value_problem(args)
-        return args if problem is None else problem
-    if arguments is None:
-        return {}
-    if isinstance(arguments, str | bytes | bytearray):
-        if not arguments.strip():
-            return {}
-        try:
-            parsed = parse_json(arguments)
-        except JsonProblem as exc:
-            return str(exc)
-        if not isinstance(parsed, dict):
-            return f"arguments must be a JSON object, got {type(parsed).__name__}"
-        return parsed
-    if isinstance(arguments, Mapping):
-        try:
-            args = dict(arguments)
-        except Exception as exc:  # a Mapping whose iteration fails
-            return f"arguments could not be read ({type(exc).__name__}); send a JSON object"
-        problem = value_problem(args)
-        return args if problem is None else problem
-    return f"arguments must be a JSON object, got {type(arguments).__name__}"
 
 
 def validate_call(

@@ -23,6 +23,7 @@ __all__ = [
     "JsonProblem",
     "decode_short_json",
     "lone_surrogate",
+    "parse_arguments",
     "parse_json",
     "value_problem",
 ]
@@ -219,3 +220,37 @@ def _other_problem(value: Any) -> str | None:
 
 
 _HUGE_INT = f"an integer in the arguments has more than {MAX_INT_DIGITS:,} digits"
+
+
+def parse_arguments(arguments: Any) -> dict[str, Any] | str:
+    """Arguments as a fresh dict, or a model-readable reason they are not an object.
+
+    Text is parsed by :func:`parse_json` (no NaN, infinities,
+    oversized integers, lone surrogates or invalid UTF-8); a mapping passed
+    from Python is held to the same rules, so a handler never sees a value
+    JSON could not carry.
+    """
+    if type(arguments) is dict:  # the common case from Python (and MCP): no ABC check
+        args = dict(arguments)
+        problem = value_problem(args)
+        return args if problem is None else problem
+    if arguments is None:
+        return {}
+    if isinstance(arguments, str | bytes | bytearray):
+        if not arguments.strip():
+            return {}
+        try:
+            parsed = parse_json(arguments)
+        except JsonProblem as exc:
+            return str(exc)
+        if not isinstance(parsed, dict):
+            return f"arguments must be a JSON object, got {type(parsed).__name__}"
+        return parsed
+    if isinstance(arguments, Mapping):
+        try:
+            args = dict(arguments)
+        except Exception as exc:  # a Mapping whose iteration fails
+            return f"arguments could not be read ({type(exc).__name__}); send a JSON object"
+        problem = value_problem(args)
+        return args if problem is None else problem
+    return f"arguments must be a JSON object, got {type(arguments).__name__}"

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from tooldeck._binding import ArgumentError, CallEnv
-from tooldeck._calls import parse_arguments
+from tooldeck._jsonparse import parse_arguments
 from tooldeck._errors import RegistrationError, ToolCallError
 from tooldeck._model import PromptSpec, ToolSpec
 from tooldeck._names import name_problem
