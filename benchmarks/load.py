@@ -60,11 +60,11 @@ import yaml
 from _timing import Timing, interleaved_samples
 
 import tooldeck
-from tooldeck._config import load_config
+from tooldeck._config.configuration import load_config
 from tooldeck._diagnostics import Diagnostic
+from tooldeck._lint.runner import LintSettings, lint
 from tooldeck._registry import ToolRegistry
 from tooldeck.cli._reporters import get_reporter
-from tooldeck.manifest._lint import LintSettings, lint
 from tooldeck.manifest._manifests import LoadResult, load_manifests
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -382,13 +382,13 @@ def load_stages(folder: Path, paths: list[Path], reps: int) -> list[tuple[str, f
     Calls the loader's own building blocks in the order it does, garbage
     collector disabled like the timed rounds; medians over ``reps`` runs.
     """
-    from tooldeck._config import Config
+    from tooldeck._config.configuration import Config
+    from tooldeck._yaml.source import _Loader, read_yaml
     from tooldeck.manifest._build import build_bundle
     from tooldeck.manifest._interpolate import interpolate
     from tooldeck.manifest._loader import GROUP_PREFIX, discover
-    from tooldeck.manifest._metaschema import check_document
+    from tooldeck.manifest._meta.check import check_document
     from tooldeck.manifest._resolve import DEFAULT_ALLOWED
-    from tooldeck.manifest._yamlsource import _Loader, read_yaml
 
     texts = [p.read_text("utf-8") for p in paths]
     clock = time.perf_counter_ns
@@ -480,7 +480,7 @@ def load_stages(folder: Path, paths: list[Path], reps: int) -> list[tuple[str, f
 
 def lint_stages(folder: Path, reps: int) -> list[tuple[str, float]]:
     """Wall time of each lint rule and of the text report over the loaded catalogue (ms)."""
-    from tooldeck.manifest._lint import RULES, LintContext
+    from tooldeck._lint.runner import RULES, LintContext
 
     registry, result = load_manifests([folder], registry=ToolRegistry())
     settings = LintSettings()

@@ -54,9 +54,10 @@ LINT_IMPORTS = (
     "import atexit, gc\n"
     "gc.disable()\n"
     "atexit.register(gc.freeze)\n"
-    "import tooldeck.cli._main, tooldeck.cli._lint_cmd, tooldeck.cli._reporters, tooldeck._config, "
+    "import tooldeck.cli._main, tooldeck.cli._lint_cmd, tooldeck.cli._reporters, "
+    "tooldeck._config.configuration, "
     "tooldeck._registry, tooldeck.manifest._manifests, "
-    "tooldeck.manifest._loader, tooldeck.manifest._lint, tooldeck._importpath"
+    "tooldeck.manifest._loader, tooldeck._lint.runner, tooldeck._importpath"
 )
 """What ``tooldeck lint`` imports before it reads a file, collector set as the CLI sets it."""
 

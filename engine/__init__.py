@@ -18,16 +18,24 @@ modules that need them.
 
 from __future__ import annotations
 
-from tooldeck._lazy import lazy_getattr as _lazy_getattr
-from tooldeck._version import __version__ as __version__
+from ._lazy import lazy_getattr as _lazy_getattr
+from ._version import __version__ as __version__
 
 TYPE_CHECKING = False  # `typing` costs ~3 ms to import; type checkers read this as True
 if TYPE_CHECKING:  # the same names, eagerly, for type checkers and editors
-    from tooldeck._calltypes import CallFailure, ToolCall, ToolContext, ToolResult
-    from tooldeck._config import Config, load_config
-    from tooldeck._diagnostics import Diagnostic, Severity, SourceLocation
-    from tooldeck._entries import DuplicatePolicy, GroupContent, RegistryChange
-    from tooldeck._errors import (
+    from ._calling import (
+        AfterHook,
+        ApprovalCallback,
+        ApprovalRequest,
+        BeforeHook,
+        CallEvent,
+        Decision,
+    )
+    from ._calltypes import CallFailure, ToolCall, ToolContext, ToolResult
+    from ._config import Config, load_config
+    from ._diagnostics import Diagnostic, Severity, SourceLocation
+    from ._entries import DuplicatePolicy, GroupContent, RegistryChange
+    from ._errors import (
         DuplicateToolError,
         ErrorKind,
         ExportError,
@@ -37,7 +45,7 @@ if TYPE_CHECKING:  # the same names, eagerly, for type checkers and editors
         ToolDeckError,
         ToolFailed,
     )
-    from tooldeck._model import (
+    from ._model import (
         McpServerSpec,
         PromptSpec,
         ResultSpec,
@@ -45,26 +53,18 @@ if TYPE_CHECKING:  # the same names, eagerly, for type checkers and editors
         ToolSpec,
         WebSearchSpec,
     )
-    from tooldeck._names import is_provider_safe, safe_name
-    from tooldeck._params import MISSING, Param, ParamDescriptor
-    from tooldeck._policies import (
-        AfterHook,
-        ApprovalCallback,
-        ApprovalRequest,
-        BeforeHook,
-        CallEvent,
-        Decision,
-    )
-    from tooldeck._prompts import PromptMessage
-    from tooldeck._registry import ToolRegistry
-    from tooldeck._reload import Watcher, watch
-    from tooldeck._schema import tool_input_schema
-    from tooldeck._subscribers import Subscriber
-    from tooldeck.manifest._events import ReloadEvent, ReloadStatus
-    from tooldeck.manifest._live import LiveManifests
-    from tooldeck.manifest._manifests import LoadResult, from_manifests, load_manifests
-    from tooldeck.manifest._project import load_project
-    from tooldeck.providers import PROVIDERS, export_tools, strict_schema
+    from ._names import is_provider_safe, safe_name
+    from ._params import MISSING, Param, ParamDescriptor
+    from ._prompts import PromptMessage
+    from ._registry import ToolRegistry
+    from ._reload import Watcher, watch
+    from ._schema import tool_input_schema
+    from ._subscribers import Subscriber
+    from .manifest._events import ReloadEvent, ReloadStatus
+    from .manifest._live import LiveManifests
+    from .manifest._manifests import LoadResult, from_manifests, load_manifests
+    from .manifest._project import load_project
+    from .providers import PROVIDERS, export_tools, strict_schema
 
 __all__ = [
     "MISSING",
@@ -123,59 +123,59 @@ __all__ = [
 ]
 
 _EXPORTS: dict[str, str] = {
-    "AfterHook": "tooldeck._policies",
-    "ApprovalCallback": "tooldeck._policies",
-    "ApprovalRequest": "tooldeck._policies",
-    "BeforeHook": "tooldeck._policies",
-    "CallEvent": "tooldeck._policies",
-    "CallFailure": "tooldeck._calltypes",
-    "Config": "tooldeck._config",
-    "Decision": "tooldeck._policies",
-    "Diagnostic": "tooldeck._diagnostics",
-    "DuplicatePolicy": "tooldeck._entries",
-    "DuplicateToolError": "tooldeck._errors",
-    "ErrorKind": "tooldeck._errors",
-    "ExportError": "tooldeck._errors",
-    "GroupContent": "tooldeck._entries",
-    "LiveManifests": "tooldeck.manifest._live",
-    "LoadResult": "tooldeck.manifest._manifests",
-    "load_project": "tooldeck.manifest._project",
-    "MISSING": "tooldeck._params",
-    "ManifestError": "tooldeck._errors",
-    "McpServerSpec": "tooldeck._model",
-    "PROVIDERS": "tooldeck.providers",
-    "Param": "tooldeck._params",
-    "ParamDescriptor": "tooldeck._params",
-    "PromptMessage": "tooldeck._prompts",
-    "PromptSpec": "tooldeck._model",
-    "RegistrationError": "tooldeck._errors",
-    "RegistryChange": "tooldeck._entries",
-    "ReloadEvent": "tooldeck.manifest._events",
-    "ReloadStatus": "tooldeck.manifest._events",
-    "ResultSpec": "tooldeck._model",
-    "RetrySpec": "tooldeck._model",
-    "Severity": "tooldeck._diagnostics",
-    "SourceLocation": "tooldeck._diagnostics",
-    "Subscriber": "tooldeck._subscribers",
-    "ToolCall": "tooldeck._calltypes",
-    "ToolCallError": "tooldeck._errors",
-    "ToolContext": "tooldeck._calltypes",
-    "ToolDeckError": "tooldeck._errors",
-    "ToolFailed": "tooldeck._errors",
-    "ToolRegistry": "tooldeck._registry",
-    "ToolResult": "tooldeck._calltypes",
-    "ToolSpec": "tooldeck._model",
-    "Watcher": "tooldeck._reload",
-    "WebSearchSpec": "tooldeck._model",
-    "export_tools": "tooldeck.providers",
-    "from_manifests": "tooldeck.manifest._manifests",
-    "is_provider_safe": "tooldeck._names",
-    "load_config": "tooldeck._config",
-    "load_manifests": "tooldeck.manifest._manifests",
-    "safe_name": "tooldeck._names",
-    "strict_schema": "tooldeck.providers",
-    "tool_input_schema": "tooldeck._schema",
-    "watch": "tooldeck._reload",
+    "AfterHook": "._calling",
+    "ApprovalCallback": "._calling",
+    "ApprovalRequest": "._calling",
+    "BeforeHook": "._calling",
+    "CallEvent": "._calling",
+    "CallFailure": "._calltypes",
+    "Config": "._config",
+    "Decision": "._calling",
+    "Diagnostic": "._diagnostics",
+    "DuplicatePolicy": "._entries",
+    "DuplicateToolError": "._errors",
+    "ErrorKind": "._errors",
+    "ExportError": "._errors",
+    "GroupContent": "._entries",
+    "LiveManifests": ".manifest._live",
+    "LoadResult": ".manifest._manifests",
+    "load_project": ".manifest._project",
+    "MISSING": "._params",
+    "ManifestError": "._errors",
+    "McpServerSpec": "._model",
+    "PROVIDERS": ".providers",
+    "Param": "._params",
+    "ParamDescriptor": "._params",
+    "PromptMessage": "._prompts",
+    "PromptSpec": "._model",
+    "RegistrationError": "._errors",
+    "RegistryChange": "._entries",
+    "ReloadEvent": ".manifest._events",
+    "ReloadStatus": ".manifest._events",
+    "ResultSpec": "._model",
+    "RetrySpec": "._model",
+    "Severity": "._diagnostics",
+    "SourceLocation": "._diagnostics",
+    "Subscriber": "._subscribers",
+    "ToolCall": "._calltypes",
+    "ToolCallError": "._errors",
+    "ToolContext": "._calltypes",
+    "ToolDeckError": "._errors",
+    "ToolFailed": "._errors",
+    "ToolRegistry": "._registry",
+    "ToolResult": "._calltypes",
+    "ToolSpec": "._model",
+    "Watcher": "._reload",
+    "WebSearchSpec": "._model",
+    "export_tools": ".providers",
+    "from_manifests": ".manifest._manifests",
+    "is_provider_safe": "._names",
+    "load_config": "._config",
+    "load_manifests": ".manifest._manifests",
+    "safe_name": "._names",
+    "strict_schema": ".providers",
+    "tool_input_schema": "._schema",
+    "watch": "._reload",
 }
 """Public name -> the module that defines it (imported on first use)."""
 

@@ -11,6 +11,6 @@ import sys
 _cwd = os.getcwd()
 sys.path[:] = [entry for entry in sys.path if entry not in ("", ".", _cwd)]
 
-from tooldeck.cli import main  # noqa: E402 - only after the path is safe
+from .cli import main  # noqa: E402 - only after the path is safe
 
 sys.exit(main())

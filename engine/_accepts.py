@@ -24,7 +24,7 @@ import types
 import typing
 from typing import Any
 
-from tooldeck._typing import is_abc_origin, split_optional, unwrap_annotated
+from ._typing import is_abc_origin, split_optional, unwrap_annotated
 
 __all__ = ["accepted_types", "lossless_types"]
 

@@ -18,16 +18,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tooldeck._calltypes import ToolContext
-from tooldeck._convert import ConversionError
-from tooldeck._explain import describe_errors
-from tooldeck._jsontypes import Checker
-from tooldeck._model import ToolSpec
+from ._calltypes import ToolContext
+from ._convert import ConversionError
+from ._model import ToolSpec
+from ._validation import Checker, describe_errors
 
 if TYPE_CHECKING:
-    from tooldeck._nulls import NullPlan
-    from tooldeck._portal import LoopPortal
-    from tooldeck._results import ResultShaper
+    from ._portal import LoopPortal
+    from ._results import ResultShaper
+    from ._validation import NullPlan
 
 __all__ = [
     "COPY",
@@ -95,7 +94,7 @@ class Explainer:
 
     def validator(self) -> Any:
         if self._validator is None:
-            from tooldeck._schema_validator import schema_validator
+            from ._validation import schema_validator
 
             self._validator = schema_validator(self.schema)
         return self._validator
@@ -164,7 +163,7 @@ class PreparedTool:
     explainer: Explainer = field(repr=False)
     null_nested: NullPlan | None = None
     """Where a ``null`` means "not given" below the top level (nested objects, items,
-    ``$ref`` definitions): :mod:`tooldeck._nulls`. None when there is no such place."""
+    ``$ref`` definitions): :mod:`tooldeck._validation.nulls`. None when there is no such place."""
     extras: ExtraKeys | None = None
     """For an open tool (``ToolSpec.additional_properties``): which undeclared keys reach
     the handler. None for a closed tool, whose check refuses them."""

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tooldeck._errors import ErrorKind
+from ._errors import ErrorKind
 
 __all__ = ["CallFailure", "ToolCall", "ToolContext", "ToolResult"]
 

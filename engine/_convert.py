@@ -29,9 +29,9 @@ from decimal import Decimal
 from pathlib import PurePath
 from typing import Any
 
-from tooldeck._accepts import accepted_types
-from tooldeck._jsontypes import TYPE_TESTS, json_type_name, show_json
-from tooldeck._typing import is_abc_origin, split_optional, unwrap_annotated
+from ._accepts import accepted_types
+from ._typing import is_abc_origin, split_optional, unwrap_annotated
+from ._validation import TYPE_TESTS, json_type_name, show_json
 
 __all__ = ["ConversionError", "Converter", "converter_for", "fitted_converter"]
 

@@ -22,12 +22,12 @@ import copy
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from tooldeck._binding import COPY, PLACEHOLDER, PLAIN, TEMPLATE, DefaultPlan
-from tooldeck._errors import RegistrationError
-from tooldeck._jsontypes import Checker, show_json
-from tooldeck._model import ToolSpec
-from tooldeck._params import ParamDescriptor
-from tooldeck._validation import check_fragment, compile_checker
+from ._binding import COPY, PLACEHOLDER, PLAIN, TEMPLATE, DefaultPlan
+from ._errors import RegistrationError
+from ._model import ToolSpec
+from ._paramcheck import check_fragment, compile_checker
+from ._params import ParamDescriptor
+from ._validation import Checker, show_json
 
 __all__ = ["check_fragments", "default_plan", "nested_default_problems", "raise_all"]
 
@@ -144,12 +144,11 @@ def why_invalid(param: ParamDescriptor, defs: Mapping[str, Any]) -> str:
     """``default 3 is not one of 1, 2``: the default and every reason it breaks ``param``.
 
     The reasons are jsonschema's violations in the words a call's
-    ``invalid_arguments`` result uses (:func:`tooldeck._explain.describe_errors`);
+    ``invalid_arguments`` result uses (:func:`tooldeck._validation.explain.describe_errors`);
     jsonschema is imported only here, when a default is already known to be bad.
     """
-    from tooldeck._explain import describe_errors
-    from tooldeck._schema import param_schema
-    from tooldeck._schema_validator import schema_validator
+    from ._schema import param_schema
+    from ._validation import describe_errors, schema_validator
 
     shown = show_json(param.default)
     try:
@@ -181,7 +180,7 @@ def _without_default(param: ParamDescriptor) -> ParamDescriptor:
     """``param`` with no default: its schema is what the default is judged against."""
     from dataclasses import replace
 
-    from tooldeck._params import MISSING
+    from ._params import MISSING
 
     clone = replace(param, default=MISSING)
     if clone.schema is not None and "default" in clone.schema:

@@ -16,11 +16,11 @@ from dataclasses import dataclass, field, fields
 from types import MappingProxyType
 from typing import Any, Literal
 
-from tooldeck._binding import PreparedTool
-from tooldeck._errors import DuplicateToolError, RegistrationError
-from tooldeck._model import McpServerSpec, McpToolUse, PromptSpec, ToolSpec, WebSearchSpec
-from tooldeck._names import provider_names
-from tooldeck._prompts import PreparedPrompt
+from ._binding import PreparedTool
+from ._errors import DuplicateToolError, RegistrationError
+from ._model import McpServerSpec, McpToolUse, PromptSpec, ToolSpec, WebSearchSpec
+from ._names import provider_names
+from ._prompts import PreparedPrompt
 
 __all__ = [
     "KINDS",

@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Literal, TypeAlias
 
 if TYPE_CHECKING:
-    from tooldeck._diagnostics import Diagnostic
+    from ._diagnostics import Diagnostic
 
 __all__ = [
     "DuplicateToolError",

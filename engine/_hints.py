@@ -6,7 +6,7 @@ idempotent, open world), so a hint must only be sent where it was declared:
 announcing ``readOnlyHint: true`` for a tool nobody described would tell a
 client it may skip asking its user. :func:`tool_hints` is the one place that
 turns a :class:`~tooldeck._model.ToolSpec` into hints; ``tooldeck serve``
-(:mod:`tooldeck.mcp._server`) and ``export --provider mcp``
+(:mod:`tooldeck.mcp._serving.server`) and ``export --provider mcp``
 (:mod:`tooldeck.providers.mcp`) both call it, so they cannot disagree.
 
 What counts as declared, strongest first:
@@ -24,7 +24,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from tooldeck._model import ToolSpec
+    from ._model import ToolSpec
 
 __all__ = ["HINT_KEYS", "READ_ONLY_TAGS", "tool_hints"]
 

@@ -29,11 +29,11 @@ from decimal import Decimal
 from pathlib import PurePath
 from typing import Any, is_typeddict
 
-from tooldeck._docstrings import parse_docstring
-from tooldeck._errors import RegistrationError
-from tooldeck._params import MISSING, ParamDescriptor
-from tooldeck._schema import param_schema
-from tooldeck._typing import (
+from ._docstrings import parse_docstring
+from ._errors import RegistrationError
+from ._params import MISSING, ParamDescriptor
+from ._schema import param_schema
+from ._typing import (
     is_abc_origin,
     is_context_annotation,
     signature_of,

@@ -4,7 +4,7 @@ Everything here is a frozen, keyword-only dataclass with no I/O. Declarations
 (:class:`ToolSpec`, :class:`PromptSpec`) are pure data, their parameters are
 :class:`~tooldeck._params.ParamDescriptor` (:mod:`tooldeck._params`); turning
 them into JSON Schema lives in :mod:`tooldeck._schema`, checking and binding
-arguments in :mod:`tooldeck._binding`, running them in :mod:`tooldeck._calls`.
+arguments in :mod:`tooldeck._binding`, running them in :mod:`tooldeck._calling.calls`.
 Manifests and code build exactly these objects.
 """
 
@@ -15,10 +15,10 @@ from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from tooldeck._diagnostics import SourceLocation
-from tooldeck._errors import RegistrationError, ToolFailed
-from tooldeck._names import name_problem
-from tooldeck._params import MISSING, ParamDescriptor
+from ._diagnostics import SourceLocation
+from ._errors import RegistrationError, ToolFailed
+from ._names import name_problem
+from ._params import MISSING, ParamDescriptor
 
 __all__ = [
     "DEFAULT_RETRY_ON",
@@ -132,7 +132,7 @@ class ToolSpec:
     timeout: float | None = None
     """Seconds; ``None`` uses the registry default."""
     retry: RetrySpec | None = None
-    """Retry I/O-like execution errors; see :class:`tooldeck._policies.RetrySpec`."""
+    """Retry I/O-like execution errors; see :class:`tooldeck._calling.policies.RetrySpec`."""
     substitute_result: bool = False
     """Fill ``${config:key}`` placeholders in a string result from the config."""
     strict: bool | None = None

@@ -18,8 +18,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from tooldeck._errors import RegistrationError
-from tooldeck._jsontypes import show_json
+from ._errors import RegistrationError
+from ._validation import show_json
 
 __all__ = [
     "INJECTABLE",
@@ -319,7 +319,7 @@ def _check_constraints(param: ParamDescriptor) -> None:
         if value is not None and not isinstance(value, str):
             raise fail(f"{name} must be a string, got {show_json(value)}")
     if param.pattern is not None:
-        from tooldeck._regex import PatternError, check_declared, clip
+        from ._regex import PatternError, check_declared, clip
 
         try:  # RE2, as at call time: linear matching, so no backreferences or lookaround
             check_declared(param.pattern)

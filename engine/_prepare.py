@@ -21,21 +21,19 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from tooldeck._binding import Explainer, ExtraKeys, PreparedTool
-from tooldeck._convert import converter_for, fitted_converter
-from tooldeck._defaults import check_fragments, default_plan, nested_default_problems, raise_all
-from tooldeck._errors import RegistrationError
-from tooldeck._jsonparse import JsonProblem, parse_json
-from tooldeck._jsontypes import Checker
-from tooldeck._model import ToolSpec
-from tooldeck._names import name_problem
-from tooldeck._nulls import null_plan, optional_non_null
-from tooldeck._params import INJECTABLE, ParamDescriptor
-from tooldeck._regex import PatternError
-from tooldeck._results import ResultShaper
-from tooldeck._schema import tool_input_schema
-from tooldeck._typing import is_context_annotation, signature_of
-from tooldeck._validation import compile_object_checker
+from ._binding import Explainer, ExtraKeys, PreparedTool
+from ._convert import converter_for, fitted_converter
+from ._defaults import check_fragments, default_plan, nested_default_problems, raise_all
+from ._errors import RegistrationError
+from ._model import ToolSpec
+from ._names import name_problem
+from ._paramcheck import compile_object_checker
+from ._params import INJECTABLE, ParamDescriptor
+from ._regex import PatternError
+from ._results import ResultShaper
+from ._schema import tool_input_schema
+from ._typing import is_context_annotation, signature_of
+from ._validation import Checker, JsonProblem, null_plan, optional_non_null, parse_json
 
 __all__ = ["prepare_tool"]
 
@@ -149,7 +147,7 @@ def _prepare_external(
     spec: ToolSpec, signature: inspect.Signature | None, common: dict[str, Any]
 ) -> PreparedTool:
     """A tool that brings its own JSON Schema: called with the arguments mapping."""
-    from tooldeck._schema_validator import safe_checker, schema_problem, schema_validator
+    from ._validation import safe_checker, schema_problem, schema_validator
 
     schema = dict(spec.input_schema or {})
     problem = schema_problem(schema)
@@ -189,12 +187,12 @@ def _prepare_external(
 def _external_check(schema: dict[str, Any], full: Checker) -> Checker:
     """The compiled check where it covers the schema, jsonschema (``full``) for the rest.
 
-    The compiled check (:func:`tooldeck._fastcheck.fast_check`: the keywords MCP
+    The compiled check (:func:`tooldeck._validation.fastcheck.fast_check`: the keywords MCP
     servers use, with jsonschema's semantics) only ever accepts what ``full``
     accepts; what it rejects is asked of ``full``, so nothing valid is refused
     and an invalid call is still explained by jsonschema.
     """
-    from tooldeck._fastcheck import fast_check
+    from ._validation import fast_check
 
     fast = fast_check(schema)
     if fast is None:

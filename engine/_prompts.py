@@ -12,13 +12,13 @@ import string
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from tooldeck._binding import ArgumentError, CallEnv
-from tooldeck._jsonparse import parse_arguments
-from tooldeck._errors import RegistrationError, ToolCallError
-from tooldeck._model import PromptSpec, ToolSpec
-from tooldeck._names import name_problem
-from tooldeck._prepare import prepare_tool
-from tooldeck._results import to_text
+from ._binding import ArgumentError, CallEnv
+from ._errors import RegistrationError, ToolCallError
+from ._model import PromptSpec, ToolSpec
+from ._names import name_problem
+from ._prepare import prepare_tool
+from ._results import to_text
+from ._validation import parse_arguments
 
 __all__ = ["PreparedPrompt", "PromptMessage", "prepare_prompt"]
 

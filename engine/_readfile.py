@@ -38,7 +38,7 @@ import stat
 from dataclasses import dataclass
 from typing import Literal
 
-from tooldeck._words import plural
+from ._words import plural
 
 __all__ = [
     "DEFAULT_LIMIT",

@@ -9,7 +9,7 @@ a loader can replace all of its entries at once with
 :meth:`ToolRegistry.replace_groups` without touching what code registered.
 
 This module is registration and lookup; calling lives in
-:mod:`tooldeck._dispatch` (inherited), compiling in :mod:`tooldeck._prepare`,
+:mod:`tooldeck._calling.dispatch` (inherited), compiling in :mod:`tooldeck._prepare`,
 and every change of any kind reaches :meth:`ToolRegistry.subscribe` listeners
 through :class:`~tooldeck._subscribers.Subscribers`.
 """
@@ -23,10 +23,10 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, cast
 
-from tooldeck._binding import CallEnv, PreparedTool
-from tooldeck._diagnostics import Diagnostic, Severity
-from tooldeck._dispatch import CallDispatch
-from tooldeck._entries import (
+from ._binding import CallEnv, PreparedTool
+from ._calling import AfterHook, ApprovalCallback, BeforeHook, CallDispatch, Policy, WorkerPool
+from ._diagnostics import Diagnostic, Severity
+from ._entries import (
     KIND_LABELS,
     WEB_SEARCH,
     DuplicatePolicy,
@@ -42,24 +42,22 @@ from tooldeck._entries import (
     with_entry,
     without_entry,
 )
-from tooldeck._errors import ToolCallError
-from tooldeck._execution import Policy
-from tooldeck._log import get_logger
-from tooldeck._model import (
+from ._errors import ToolCallError
+from ._log import get_logger
+from ._model import (
     McpServerSpec,
     McpToolUse,
     PromptSpec,
     ToolSpec,
     WebSearchSpec,
 )
-from tooldeck._names import is_provider_safe, safe_name
-from tooldeck._policies import AfterHook, ApprovalCallback, BeforeHook, WorkerPool
-from tooldeck._portal import LoopPortal, running_loop
-from tooldeck._prepare import prepare_tool
-from tooldeck._prompts import PreparedPrompt, PromptMessage, prepare_prompt
-from tooldeck._secrets import Secrets
-from tooldeck._shortcuts import RegistrationShortcuts
-from tooldeck._subscribers import Subscriber, Subscribers
+from ._names import is_provider_safe, safe_name
+from ._portal import LoopPortal, running_loop
+from ._prepare import prepare_tool
+from ._prompts import PreparedPrompt, PromptMessage, prepare_prompt
+from ._secrets import Secrets
+from ._shortcuts import RegistrationShortcuts
+from ._subscribers import Subscriber, Subscribers
 
 __all__ = ["DuplicatePolicy", "GroupContent", "RegistryChange", "ToolRegistry"]
 
@@ -84,8 +82,8 @@ class ToolRegistry(RegistrationShortcuts, CallDispatch):
             instead of returning error results.
         default_timeout: seconds for tools that set no ``timeout`` (None: no limit).
         approve: called before every call of a ``side_effects`` tool with an
-            :class:`~tooldeck._policies.ApprovalRequest`; returns True/False or a
-            :class:`~tooldeck._policies.Decision` (sync or async). Without it such
+            :class:`~tooldeck._calling.policies.ApprovalRequest`; returns True/False or a
+            :class:`~tooldeck._calling.policies.Decision` (sync or async). Without it such
             calls are denied, unless ``allow_side_effects`` (trusted contexts).
         max_workers: threads for sync handlers under ``acall`` or a timeout; a
             saturated pool answers with an error instead of queueing.

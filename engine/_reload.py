@@ -25,13 +25,13 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tooldeck._log import get_logger
-from tooldeck._registry import ToolRegistry
-from tooldeck.manifest._events import ReloadEvent
-from tooldeck.manifest._live import LiveManifests
+from ._log import get_logger
+from ._registry import ToolRegistry
+from .manifest._events import ReloadEvent
+from .manifest._live import LiveManifests
 
 if TYPE_CHECKING:
-    from tooldeck._config import Config
+    from ._config import Config
 
 __all__ = ["Watcher", "watch"]
 

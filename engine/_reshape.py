@@ -28,10 +28,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from tooldeck._errors import ToolFailed
-from tooldeck._jsontypes import show_json
-from tooldeck._model import McpToolUse, ToolSpec
-from tooldeck._params import MISSING
+from ._errors import ToolFailed
+from ._model import McpToolUse, ToolSpec
+from ._params import MISSING
+from ._validation import show_json
 
 __all__ = ["Problem", "Reshaped", "reshape", "reshape_tool"]
 

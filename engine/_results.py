@@ -19,8 +19,8 @@ from decimal import Decimal
 from pathlib import PurePath
 from typing import Any
 
-from tooldeck._model import ResultSpec
-from tooldeck._words import plural
+from ._model import ResultSpec
+from ._words import plural
 
 __all__ = ["SUCCESS_TEXT", "ResultShaper", "to_jsonable", "to_text"]
 

@@ -13,8 +13,8 @@ import copy
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from tooldeck._errors import RegistrationError
-from tooldeck._params import ParamDescriptor
+from ._errors import RegistrationError
+from ._params import ParamDescriptor
 
 __all__ = ["DRAFT", "param_schema", "tool_input_schema"]
 

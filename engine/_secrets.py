@@ -32,8 +32,8 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from tooldeck._diagnostics import Diagnostic
-    from tooldeck._model import McpServerSpec
+    from ._diagnostics import Diagnostic
+    from ._model import McpServerSpec
 
 __all__ = ["MASK", "Secrets", "mask_tokens", "server_credentials"]
 

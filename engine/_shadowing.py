@@ -39,8 +39,8 @@ from pathlib import PurePath
 from types import MappingProxyType
 from typing import Literal
 
-from tooldeck._model import McpServerSpec, McpToolUse
-from tooldeck._names import remote_name_problem
+from ._model import McpServerSpec, McpToolUse
+from ._names import remote_name_problem
 
 __all__ = ["NameHolder", "Names", "Shadowed", "assign_names", "declaration_order"]
 

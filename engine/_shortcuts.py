@@ -14,15 +14,15 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal, overload
 
-from tooldeck._errors import RegistrationError
-from tooldeck._inference import describe_handler, infer_params, snake_case
-from tooldeck._model import McpServerSpec, PromptSpec, ResultSpec, ToolSpec, WebSearchSpec
-from tooldeck._params import ParamDescriptor
+from ._errors import RegistrationError
+from ._inference import describe_handler, infer_params, snake_case
+from ._model import McpServerSpec, PromptSpec, ResultSpec, ToolSpec, WebSearchSpec
+from ._params import ParamDescriptor
 
 if TYPE_CHECKING:
-    from tooldeck._binding import PreparedTool
-    from tooldeck._entries import DuplicatePolicy
-    from tooldeck._prompts import PreparedPrompt
+    from ._binding import PreparedTool
+    from ._entries import DuplicatePolicy
+    from ._prompts import PreparedPrompt
 
 __all__ = ["RegistrationShortcuts"]
 

@@ -18,13 +18,13 @@ from collections.abc import Awaitable, Callable, Coroutine, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeAlias, cast
 
-from tooldeck._log import get_logger
-from tooldeck._portal import running_loop
+from ._log import get_logger
+from ._portal import running_loop
 
 if TYPE_CHECKING:
     import asyncio
 
-    from tooldeck._entries import RegistryChange
+    from ._entries import RegistryChange
 
 __all__ = ["Subscriber", "Subscribers"]
 

@@ -76,7 +76,7 @@ def split_optional(annotation: Any) -> tuple[Any, bool]:
 
 def is_context_annotation(annotation: Any) -> bool:
     """True when a parameter asks for the call's :class:`tooldeck.ToolContext`."""
-    from tooldeck._calltypes import ToolContext
+    from ._calltypes import ToolContext
 
     base, _ = unwrap_annotated(annotation)
     base, _ = split_optional(base)

@@ -44,7 +44,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
 
 from tooldeck._regex import PatternError, compile_pattern
-from tooldeck.handlers._confined import Project, open_entry, walking
+
+from ._confined import Project, open_entry, walking
 
 if TYPE_CHECKING:
     from _typeshed import WriteableBuffer

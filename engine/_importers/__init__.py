@@ -22,18 +22,18 @@ package builds on the core and the manifest loader; nothing in them imports it.
         params: []
 """
 
-from tooldeck._importers._handlers import (
+from ._handlers import (
     assign_handlers,
     module_for_path,
     python_identifier,
     valid_module,
 )
-from tooldeck._importers._openai import import_openai
-from tooldeck._importers._problems import ImportProblem, Severity
-from tooldeck._importers._python import import_python
-from tooldeck._importers._result import ImportedTool, ImportResult
-from tooldeck._importers._stubs import render_stubs
-from tooldeck._importers._yaml_out import render_manifest
+from ._openai import import_openai
+from ._problems import ImportProblem, Severity
+from ._python import import_python
+from ._result import ImportedTool, ImportResult
+from ._stubs import render_stubs
+from ._yaml_out import render_manifest
 
 __all__ = [
     "ImportProblem",

@@ -24,8 +24,8 @@ import math
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from tooldeck._importers._problems import Severity
-from tooldeck._params import JSON_TYPES, TYPE_ALIASES
+from .._params import JSON_TYPES, TYPE_ALIASES
+from ._problems import Severity
 
 __all__ = [
     "DRAFTS",

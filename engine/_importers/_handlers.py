@@ -22,8 +22,8 @@ import re
 from collections.abc import Iterable
 from pathlib import Path
 
-from tooldeck._importers._problems import ImportProblem, Severity
-from tooldeck._importers._result import ImportResult
+from ._problems import ImportProblem, Severity
+from ._result import ImportResult
 
 __all__ = [
     "HANDLER_REFERENCE",

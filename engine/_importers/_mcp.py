@@ -14,7 +14,7 @@ Three parts, so the conversion stays pure and testable without a server:
   environment) and how the manifest declares it (``${env:NAME}``
   placeholders, never the secret).
 - :func:`list_server_tools` connects through
-  :class:`tooldeck.mcp._client.McpConnection`, imported when called (this
+  :class:`tooldeck.mcp._attaching.connection.McpConnection`, imported when called (this
   module never imports ``mcp`` at import time), and returns the tools as
   plain JSON values.
 - :func:`convert_tools` and :func:`render_mcp_manifest` turn those values
@@ -43,13 +43,13 @@ from urllib.parse import urlsplit
 
 import yaml
 
-from tooldeck._importers._problems import ImportProblem, Severity
-from tooldeck._importers._result import ImportResult
-from tooldeck._importers._values import unwritable
-from tooldeck._importers._yaml_out import _comment, _Dumper, _Inline, bidi_escaped, modeline
-from tooldeck._model import McpServerSpec
-from tooldeck._names import is_provider_safe
-from tooldeck._words import plural
+from .._model import McpServerSpec
+from .._names import is_provider_safe
+from .._words import plural
+from ._problems import ImportProblem, Severity
+from ._result import ImportResult
+from ._values import unwritable
+from ._yaml_out import _comment, _Dumper, _Inline, bidi_escaped, modeline
 
 __all__ = [
     "DEFAULT_TIMEOUT",
@@ -408,7 +408,7 @@ async def list_server_tools(
     import tempfile
     import time
 
-    from tooldeck.mcp._client import ConnectionLost, McpConnection, describe_error
+    from ..mcp._attaching import ConnectionLost, McpConnection, describe_error
 
     what = "start" if spec.command is not None else "reach"
     deadline = time.monotonic() + timeout

@@ -22,16 +22,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from tooldeck._errors import RegistrationError
-from tooldeck._importers._fragments import DRAFTS, MAX_SCHEMA_DEPTH, Unsupported, schema_depth
-from tooldeck._importers._pointers import move_pointed
-from tooldeck._importers._problems import ImportProblem, Severity
-from tooldeck._importers._reading import RawEntry, read_entries
-from tooldeck._importers._result import ImportedTool, ImportResult
-from tooldeck._importers._schema_map import SchemaMapper
-from tooldeck._importers._values import unwritable
-from tooldeck._model import ToolSpec
-from tooldeck._prepare import prepare_tool
+from .._errors import RegistrationError
+from .._model import ToolSpec
+from .._prepare import prepare_tool
+from ._fragments import DRAFTS, MAX_SCHEMA_DEPTH, Unsupported, schema_depth
+from ._pointers import move_pointed
+from ._problems import ImportProblem, Severity
+from ._reading import RawEntry, read_entries
+from ._result import ImportedTool, ImportResult
+from ._schema_map import SchemaMapper
+from ._values import unwritable
 
 __all__ = ["import_openai"]
 
@@ -400,7 +400,7 @@ _INJECTED = (
 
 def _refusal(name: str, params: list[dict[str, Any]]) -> RegistrationError | None:
     """What the manifest loader would say about these entries, or None when it takes them."""
-    from tooldeck.manifest._build import _param  # the loader's own entry -> descriptor code
+    from ..manifest._build import _param  # the loader's own entry -> descriptor code
 
     try:
         descriptors = tuple(_param(p) for p in params)

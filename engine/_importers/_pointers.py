@@ -26,8 +26,8 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import unquote
 
-from tooldeck._importers._fragments import ONE_SCHEMA, SCHEMA_LISTS, SCHEMA_MAPS, Note, Unsupported
-from tooldeck._importers._problems import Severity
+from ._fragments import ONE_SCHEMA, SCHEMA_LISTS, SCHEMA_MAPS, Note, Unsupported
+from ._problems import Severity
 
 __all__ = ["move_pointed"]
 

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tooldeck._diagnostics import Severity
+from .._diagnostics import Severity
 
 __all__ = ["ImportProblem", "Severity"]
 

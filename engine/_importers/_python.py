@@ -21,16 +21,16 @@ import inspect
 from collections.abc import Mapping
 from typing import Any
 
-from tooldeck._errors import RegistrationError
-from tooldeck._importers._handlers import valid_module
-from tooldeck._importers._problems import ImportProblem, Severity
-from tooldeck._importers._result import ImportedTool, ImportResult
-from tooldeck._importers._schema_map import order_entry
-from tooldeck._importers._values import unwritable
-from tooldeck._inference import describe_handler, infer_params, snake_case
-from tooldeck._model import ToolSpec
-from tooldeck._params import ParamDescriptor
-from tooldeck._prepare import prepare_tool
+from .._errors import RegistrationError
+from .._inference import describe_handler, infer_params, snake_case
+from .._model import ToolSpec
+from .._params import ParamDescriptor
+from .._prepare import prepare_tool
+from ._handlers import valid_module
+from ._problems import ImportProblem, Severity
+from ._result import ImportedTool, ImportResult
+from ._schema_map import order_entry
+from ._values import unwritable
 
 __all__ = ["descriptor_entry", "import_python"]
 

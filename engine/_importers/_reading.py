@@ -23,7 +23,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from tooldeck._importers._problems import ImportProblem
+from ._problems import ImportProblem
 
 __all__ = ["MAX_DEFINITIONS", "MAX_INPUT_CHARS", "RawEntry", "read_entries"]
 

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from tooldeck._importers._problems import ImportProblem, Severity
+from ._problems import ImportProblem, Severity
 
 __all__ = ["ImportResult", "ImportedTool"]
 

@@ -16,8 +16,8 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from tooldeck._importers._fragments import FragmentWriter, is_number
-from tooldeck._importers._problems import Severity
+from ._fragments import FragmentWriter, is_number
+from ._problems import Severity
 
 __all__ = ["SchemaMapper", "order_entry"]
 

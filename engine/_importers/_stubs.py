@@ -26,7 +26,7 @@ import textwrap
 from collections.abc import Mapping
 from typing import Any
 
-from tooldeck._importers._result import ImportedTool, ImportResult
+from ._result import ImportedTool, ImportResult
 
 __all__ = ["render_stubs"]
 

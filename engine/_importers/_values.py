@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from tooldeck.manifest._yamlsource import MAX_INTEGER, MIN_INTEGER
+from .._yaml import MAX_INTEGER, MIN_INTEGER
 
 __all__ = ["unwritable"]
 

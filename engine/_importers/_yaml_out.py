@@ -19,7 +19,7 @@ from typing import Any
 
 import yaml
 
-from tooldeck._importers._result import ImportedTool, ImportResult
+from ._result import ImportedTool, ImportResult
 
 __all__ = ["bidi_escaped", "modeline", "render_manifest", "tool_entry"]
 

@@ -1,5 +1,5 @@
 """The ``tooldeck`` command line: parse -> build a registry -> execute one command."""
 
-from tooldeck.cli._main import main
+from ._main import main
 
 __all__ = ["main"]

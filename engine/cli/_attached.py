@@ -18,9 +18,9 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Collection
     from typing import Any, TypeVar
 
-    from tooldeck._registry import ToolRegistry
-    from tooldeck._shadowing import Shadowed
-    from tooldeck.mcp._attach import McpAttachment
+    from .._registry import ToolRegistry
+    from .._shadowing import Shadowed
+    from ..mcp._attaching import McpAttachment
 
     T = TypeVar("T")
 
@@ -84,7 +84,7 @@ def with_attached(
     import asyncio
 
     async def attached() -> T:
-        from tooldeck.mcp._attachapi import attach_servers
+        from ..mcp._attaching import attach_servers
 
         async with attach_servers(
             registry, wanted, connect_timeout=args.connect_timeout
@@ -140,7 +140,7 @@ def report_health(attachment: McpAttachment) -> None:
     What the server said is kept to one line each (:func:`one_line`): a line
     break in it must not look like another line of tooldeck's.
     """
-    from tooldeck.cli._terminal import one_line, quoted
+    from ._terminal import one_line, quoted
 
     redact = attachment.registry.secrets.redact
 
@@ -162,7 +162,7 @@ def report_health(attachment: McpAttachment) -> None:
 
 def shadowed_words(lost: Shadowed) -> str:
     """What was left out and what holds its name, for a line on standard error."""
-    from tooldeck.cli._terminal import quoted
+    from ._terminal import quoted
 
     holder = lost.holder
     if holder.kind == "use":

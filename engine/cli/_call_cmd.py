@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from tooldeck.cli._common import (
+from ._common import (
     EXIT_OK,
     EXIT_PROBLEM,
     add_allow_errors,
@@ -18,15 +18,15 @@ if TYPE_CHECKING:
     import argparse
     from collections.abc import Callable
 
-    from tooldeck._policies import ApprovalRequest, Decision
-    from tooldeck._registry import ToolRegistry
+    from .._calling import ApprovalRequest, Decision
+    from .._registry import ToolRegistry
 
 
 __all__ = ["add_arguments", "run"]
 
 
 def add_arguments(call: argparse.ArgumentParser) -> None:
-    from tooldeck.cli._attached import add_connect_options
+    from ._attached import add_connect_options
 
     add_common(call)
     add_allow_errors(call)
@@ -55,8 +55,8 @@ class TerminalApprover:
     def __call__(self, request: ApprovalRequest) -> Decision:
         import json
 
-        from tooldeck._policies import Decision
-        from tooldeck.cli._terminal import quoted
+        from .._calling import Decision
+        from ._terminal import quoted
 
         if not sys.stdin.isatty():
             return Decision.deny(
@@ -98,7 +98,7 @@ def run(args: argparse.Namespace) -> int:
     loaded = load(args, approve=(lambda _: True) if args.yes else terminal)
     terminal.redact = loaded.registry.secrets.redact
     refuse_broken(loaded, args)
-    from tooldeck.cli._attached import with_attached
+    from ._attached import with_attached
 
     registry = loaded.registry
     with registry:  # its worker threads end with the command, in-process too

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import sys
 
-from tooldeck.cli._common import (
+from ._common import (
     EXIT_OK,
     EXIT_PROBLEM,
     UsageError,
@@ -36,9 +36,9 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
     from typing import Any
 
-    from tooldeck._registry import ToolRegistry
-    from tooldeck.providers import ExportWarning
-    from tooldeck.providers._loop import LoopCall
+    from .._registry import ToolRegistry
+    from ..providers import ExportWarning
+    from ..providers._loop import LoopCall
 
 
 __all__ = ["add_arguments", "run"]
@@ -48,7 +48,7 @@ SHOWN_CHARS = 2000
 
 
 def add_arguments(chat: argparse.ArgumentParser) -> None:
-    from tooldeck.cli._attached import add_connect_options
+    from ._attached import add_connect_options
 
     add_common(chat)
     add_connect_options(chat)
@@ -102,8 +102,8 @@ def add_arguments(chat: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     import os
 
-    from tooldeck.cli._attached import with_attached
-    from tooldeck.cli._call_cmd import TerminalApprover
+    from ._attached import with_attached
+    from ._call_cmd import TerminalApprover
 
     if args.max_turns < 1:
         raise UsageError("--max-turns must be at least 1")
@@ -143,10 +143,10 @@ def _converse(client: Any, registry: ToolRegistry, args: argparse.Namespace) -> 
     """Ask each question in turn, the conversation carried over; False if one failed."""
     import openai
 
-    from tooldeck._errors import ExportError
-    from tooldeck._secrets import mask_tokens
-    from tooldeck.providers._loop import MaxTurnsExceeded
-    from tooldeck.providers._loop_run import run as run_loop
+    from .._errors import ExportError
+    from .._secrets import mask_tokens
+    from ..providers._loop import MaxTurnsExceeded
+    from ..providers._loop import run as run_loop
 
     options: dict[str, Any] = {}
     transcript: list[dict[str, Any]] = []
@@ -227,7 +227,7 @@ def _shower(redact: Callable[[str], str]) -> Callable[[LoopCall], None]:
     indented, so neither can pass for a line of its own; the name the model
     sent is kept to one line.
     """
-    from tooldeck.cli._terminal import one_line
+    from ._terminal import one_line
 
     def show(call: LoopCall) -> None:
         name = one_line(redact(call.name))
@@ -241,7 +241,7 @@ def _shower(redact: Callable[[str], str]) -> Callable[[LoopCall], None]:
 
 def _shown(text: str) -> str:
     """``text`` cut at :data:`SHOWN_CHARS` (saying how much more there was), lines indented."""
-    from tooldeck._words import plural
+    from .._words import plural
 
     if len(text) > SHOWN_CHARS:
         more = plural(len(text) - SHOWN_CHARS, "more character", "more characters")

@@ -14,9 +14,9 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
     from pathlib import Path
 
-    from tooldeck._policies import ApprovalCallback
-    from tooldeck._registry import ToolRegistry
-    from tooldeck.manifest._manifests import LoadResult
+    from .._calling import ApprovalCallback
+    from .._registry import ToolRegistry
+    from ..manifest._manifests import LoadResult
 
 __all__ = [
     "EXIT_OK",
@@ -104,7 +104,7 @@ def bundled_manifests() -> Path:
     files instead of a project's that is missing would pass a CI job that
     should fail.
     """
-    from tooldeck._resources import bundled_manifests as shipped
+    from .._resources import bundled_manifests as shipped
 
     return shipped()
 
@@ -143,7 +143,7 @@ class Resolved:
         """
         from pathlib import Path
 
-        from tooldeck.manifest._project import plan_project
+        from ..manifest._project import plan_project
 
         plan = plan_project(
             manifests=args.manifests or None,
@@ -160,7 +160,7 @@ class Resolved:
         self.project = plan.settings
         self.search_last: tuple[str, ...] = plan.import_folders
         if not static:  # its handler modules import from its root
-            from tooldeck._importpath import project_importable_last
+            from .._importpath import project_importable_last
 
             for folder in plan.import_folders:
                 project_importable_last(folder)
@@ -192,9 +192,9 @@ def load(
     (``tooldeck lint --static``).
     """
 
-    from tooldeck._config import load_config
-    from tooldeck._registry import ToolRegistry
-    from tooldeck.manifest._manifests import load_manifests
+    from .._config import load_config
+    from .._registry import ToolRegistry
+    from ..manifest._manifests import load_manifests
 
     if paths:
         args.manifests = list(paths)
@@ -224,7 +224,7 @@ def refuse_broken(loaded: Loaded, args: argparse.Namespace) -> None:
         return
     files = ", ".join(str(p) for p in loaded.resolved.manifests)
     if failed:
-        from tooldeck._words import plural
+        from .._words import plural
 
         errors = plural(len(loaded.result.errors), "error")
         raise Refused(
@@ -251,8 +251,8 @@ def refuse_broken(loaded: Loaded, args: argparse.Namespace) -> None:
 
 def report_errors(loaded: Loaded) -> bool:
     """Print load errors to stderr (the command still runs); True when there were any."""
-    from tooldeck._diagnostics import Severity
-    from tooldeck.cli._reporters import get_reporter
+    from .._diagnostics import Severity
+    from ._reporters import get_reporter
 
     errors = [d for d in loaded.result.diagnostics if d.severity is Severity.ERROR]
     if errors:

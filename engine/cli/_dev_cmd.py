@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from tooldeck.cli._common import (
+from ._common import (
     EXIT_OK,
     Resolved,
     add_allow_errors,
@@ -18,15 +18,15 @@ if TYPE_CHECKING:
     import argparse
     from typing import Any
 
-    from tooldeck._registry import ToolRegistry
-    from tooldeck.mcp._attach import McpAttachment
+    from .._registry import ToolRegistry
+    from ..mcp._attaching import McpAttachment
 
 
 __all__ = ["add_arguments", "run"]
 
 
 def add_arguments(dev: argparse.ArgumentParser) -> None:
-    from tooldeck.cli._attached import add_connect_options
+    from ._attached import add_connect_options
 
     add_common(dev)
     add_allow_errors(dev)
@@ -52,13 +52,13 @@ def run(args: argparse.Namespace) -> int:
     import time
     from pathlib import Path
 
-    from tooldeck._config import load_config
-    from tooldeck._registry import ToolRegistry
-    from tooldeck._reload import watch
-    from tooldeck._words import plural
-    from tooldeck.cli._attached import client_servers
-    from tooldeck.cli._terminal import one_line
-    from tooldeck.manifest._events import ReloadEvent
+    from .._config import load_config
+    from .._registry import ToolRegistry
+    from .._reload import watch
+    from .._words import plural
+    from ..manifest._events import ReloadEvent
+    from ._attached import client_servers
+    from ._terminal import one_line
 
     first_look = load(args, bundled=False)  # judged before watching, as serve judges it
     refuse_broken(first_look, args)
@@ -132,15 +132,15 @@ def run(args: argparse.Namespace) -> int:
 
 def _attached(registry: ToolRegistry, connect_timeout: float) -> Any:
     """The attachment that follows the registry: servers a save declares are attached then."""
-    from tooldeck.mcp._attachapi import attach_servers
+    from ..mcp._attaching import attach_servers
 
     return attach_servers(registry, connect_timeout=connect_timeout)
 
 
 def _health_lines(attachment: McpAttachment) -> list[str]:
     """One line per server failure, tool left out or use: entry unresolved."""
-    from tooldeck.cli._attached import shadowed_words
-    from tooldeck.cli._terminal import quoted
+    from ._attached import shadowed_words
+    from ._terminal import quoted
 
     lines = []
     for name, health in attachment.health().items():

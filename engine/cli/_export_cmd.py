@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import sys
 
-from tooldeck.cli._common import (
+from ._common import (
     EXIT_OK,
     EXIT_PROBLEM,
     EXIT_USAGE,
@@ -26,7 +26,7 @@ TYPE_CHECKING = False  # `typing` costs ~3 ms to import; mypy treats this name a
 if TYPE_CHECKING:
     import argparse
 
-    from tooldeck.cli._common import Loaded
+    from ._common import Loaded
 
 
 __all__ = ["add_arguments", "run"]
@@ -35,7 +35,7 @@ _STRICT = {"auto": None, "true": True, "false": False}
 
 
 def add_arguments(export: argparse.ArgumentParser) -> None:
-    from tooldeck.cli._attached import add_connect_options
+    from ._attached import add_connect_options
 
     add_common(export)
     add_allow_errors(export)
@@ -78,12 +78,12 @@ def add_arguments(export: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     import json
 
-    from tooldeck.providers import ExportError, ExportWarning, export_tools
+    from ..providers import ExportError, ExportWarning, export_tools
 
     loaded = load(args)
     failed = bool(loaded.result.errors)
     refuse_broken(loaded, args)
-    from tooldeck.cli._attached import with_attached
+    from ._attached import with_attached
 
     registry = loaded.registry
     warnings: list[ExportWarning] = []

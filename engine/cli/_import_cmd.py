@@ -46,8 +46,8 @@ if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any
 
-    from tooldeck._importers import ImportResult
-    from tooldeck._importers._mcp import ServerSource
+    from .._importers import ImportResult
+    from .._importers._mcp import ServerSource
 
 __all__ = ["HELP", "add_arguments", "add_parser", "run"]
 
@@ -107,7 +107,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "when it has one), with parameters inferred as ToolRegistry.add_tool infers them.",
     )
     python.add_argument("module", metavar="MODULE", help="dotted module name, e.g. myapp.tools")
-    from tooldeck.cli._import_mcp_args import add_mcp_parser
+    from ._import_mcp_args import add_mcp_parser
 
     mcp = add_mcp_parser(sources)
     for sub in (openai, python, mcp):
@@ -140,14 +140,14 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _openai(args: argparse.Namespace) -> int:
-    from tooldeck._importers import (
+    from .._importers import (
         assign_handlers,
         import_openai,
         module_for_path,
         render_stubs,
         valid_module,
     )
-    from tooldeck._importers._handlers import HANDLER_REFERENCE
+    from .._importers._handlers import HANDLER_REFERENCE
 
     handler, module, stubs = args.handler, args.handler_module, args.stubs
     if handler is None and module is None and stubs is None:
@@ -180,8 +180,8 @@ def _openai(args: argparse.Namespace) -> int:
 
 
 def _python(args: argparse.Namespace) -> int:
-    from tooldeck._importers import import_python
-    from tooldeck._importpath import project_importable_last
+    from .._importers import import_python
+    from .._importpath import project_importable_last
 
     _refuse_overwrite(args.output, args.force)
     finder = project_importable_last()
@@ -196,14 +196,14 @@ def _python(args: argparse.Namespace) -> int:
 
 
 def _mcp(args: argparse.Namespace) -> int:
-    from tooldeck._importers._mcp import (
+    from .._importers._mcp import (
         SourceError,
         import_mcp,
         render_mcp_manifest,
         server_source,
     )
-    from tooldeck._words import plural
-    from tooldeck.cli._import_project import ImportProject
+    from .._words import plural
+    from ._import_project import ImportProject
 
     try:
         source = server_source(
@@ -262,7 +262,7 @@ def _runnable(source: ServerSource) -> tuple[ServerSource, str | None]:
     """
     import dataclasses
 
-    from tooldeck._importers._command_path import resolve_command
+    from .._importers._command_path import resolve_command
 
     if not source.command:
         return source, None
@@ -275,9 +275,9 @@ def _runnable(source: ServerSource) -> tuple[ServerSource, str | None]:
 
 def _finish(result: ImportResult, args: argparse.Namespace, where: str, allow: str) -> int:
     """Write the manifest, then what the project needs for it: the schema, ``allow`` allowed."""
-    from tooldeck._importers import render_manifest
-    from tooldeck._words import plural
-    from tooldeck.cli._import_project import ImportProject
+    from .._importers import render_manifest
+    from .._words import plural
+    from ._import_project import ImportProject
 
     project = ImportProject.locate(args.output)
     text = render_manifest(result, schema=project.schema_reference(), handlers=where)
@@ -311,8 +311,8 @@ def _print_lines(lines: list[str | None]) -> None:
 
 def _check_size(result: ImportResult, text: str) -> None:
     """A manifest the loader would refuse as too large is still written, with a warning."""
-    from tooldeck._importers import ImportProblem, Severity
-    from tooldeck.manifest._yamlsource import MAX_BYTES
+    from .._importers import ImportProblem, Severity
+    from .._yaml import MAX_BYTES
 
     size = len(text.encode("utf-8"))
     if size > MAX_BYTES:
@@ -326,8 +326,8 @@ def _check_size(result: ImportResult, text: str) -> None:
 
 
 def _report(result: ImportResult, verbose: bool) -> int:
-    from tooldeck._importers import Severity
-    from tooldeck._words import plural
+    from .._importers import Severity
+    from .._words import plural
 
     notes = 0
     for problem in result.problems:
@@ -343,7 +343,7 @@ def _report(result: ImportResult, verbose: bool) -> int:
 
 def _read(file: str) -> tuple[str, str]:
     """The input's text and the name messages use for it; unreadable input is a usage error."""
-    from tooldeck._readfile import Unreadable, read_bounded
+    from .._readfile import Unreadable, read_bounded
 
     too_large = f"TD500 the input is larger than {_MAX_BYTES // (1024 * 1024)} MiB"
     if file == "-":

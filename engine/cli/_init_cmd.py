@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import sys
 
-from tooldeck.cli._common import EXIT_OK, EXIT_USAGE
+from ._common import EXIT_OK, EXIT_USAGE
 
 TYPE_CHECKING = False  # `typing` costs ~3 ms to import; mypy treats this name as True
 if TYPE_CHECKING:
@@ -69,7 +69,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from tooldeck.cli._nolinks import WriteRefused
+    from ._nolinks import WriteRefused
 
     try:
         return _init(args)
@@ -85,9 +85,9 @@ def _init(args: argparse.Namespace) -> int:
     import os
     from pathlib import PurePath
 
-    from tooldeck._readfile import DEFAULT_LIMIT
-    from tooldeck.cli._nolinks import StarterWriter, refusals
-    from tooldeck.cli._schema_file import SCHEMA_FILE, schema_text
+    from .._readfile import DEFAULT_LIMIT
+    from ._nolinks import StarterWriter, refusals
+    from ._schema_file import SCHEMA_FILE, schema_text
 
     root: Path = args.directory
     module: str = args.module

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from tooldeck.cli._common import EXIT_OK, EXIT_PROBLEM, add_common, load
+from ._common import EXIT_OK, EXIT_PROBLEM, add_common, load
 
 TYPE_CHECKING = False  # `typing` costs ~3 ms to import; mypy treats this name as True
 if TYPE_CHECKING:
@@ -12,8 +12,8 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
     from typing import Any
 
-    from tooldeck._diagnostics import Diagnostic
-    from tooldeck.manifest._lintrules import LiveServer
+    from .._diagnostics import Diagnostic
+    from .._lint import LiveServer
 
 
 __all__ = ["add_arguments", "run"]
@@ -22,7 +22,7 @@ __all__ = ["add_arguments", "run"]
 def add_arguments(lint: argparse.ArgumentParser) -> None:
     from pathlib import Path
 
-    from tooldeck.cli._attached import add_connect_options
+    from ._attached import add_connect_options
 
     add_common(lint)
     add_connect_options(lint)
@@ -44,10 +44,9 @@ def add_arguments(lint: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from tooldeck._diagnostics import Severity
-    from tooldeck.cli._reporters import get_reporter
-    from tooldeck.manifest._lint import LintSettings, apply_severity, lint
-    from tooldeck.manifest._lintsettings import settings_from
+    from .._diagnostics import Severity
+    from .._lint import LintSettings, apply_severity, lint, settings_from
+    from ._reporters import get_reporter
 
     loaded = load(args, args.paths or None, bundled=False, static=args.static)
     # The lint table lives in the project's settings file, read already while loading (a
@@ -67,13 +66,13 @@ def run(args: argparse.Namespace) -> int:
 
 def _live(loaded: Any, args: argparse.Namespace) -> Mapping[str, LiveServer] | None:
     """What the ``via: client`` MCP servers offer, for the live checks (None: not connected)."""
-    from tooldeck.cli._attached import client_servers
+    from ._attached import client_servers
 
     if args.static or args.offline or not client_servers(loaded.registry):
         return None
     import asyncio
 
-    from tooldeck.mcp._lintlive import list_servers
+    from .._lint import list_servers
 
     return asyncio.run(
         list_servers(loaded.registry.mcp_servers(), connect_timeout=args.connect_timeout)

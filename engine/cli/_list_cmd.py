@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sys
 
-from tooldeck.cli._common import (
+from ._common import (
     EXIT_OK,
     EXIT_PROBLEM,
     add_allow_errors,
@@ -23,17 +23,17 @@ if TYPE_CHECKING:
     import argparse
     from typing import Any
 
-    from tooldeck._model import McpServerSpec
-    from tooldeck._registry import ToolRegistry
-    from tooldeck.cli._common import Resolved
-    from tooldeck.mcp._attach import McpAttachment
+    from .._model import McpServerSpec
+    from .._registry import ToolRegistry
+    from ..mcp._attaching import McpAttachment
+    from ._common import Resolved
 
 
 __all__ = ["add_arguments", "run"]
 
 
 def add_arguments(list_cmd: argparse.ArgumentParser) -> None:
-    from tooldeck.cli._attached import add_connect_options
+    from ._attached import add_connect_options
 
     add_common(list_cmd)
     add_allow_errors(list_cmd)
@@ -51,7 +51,7 @@ def add_arguments(list_cmd: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     import json
 
-    from tooldeck.cli._attached import with_attached
+    from ._attached import with_attached
 
     loaded = load(args)
     failed = bool(loaded.result.errors)
@@ -74,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
 def _listing(
     registry: ToolRegistry, attachment: McpAttachment | None, bundles: dict[str, Any]
 ) -> dict[str, Any]:
-    from tooldeck.providers import definition_tokens, export_tools
+    from ..providers import definition_tokens, export_tools
 
     health = attachment.health() if attachment is not None else {}
     tokens = {
@@ -148,7 +148,7 @@ def _listing(
 
 def _shown_url(server: McpServerSpec) -> str | None:
     """The server's url with its password and query values as ``***``, as its errors show it."""
-    from tooldeck._secrets import server_credentials
+    from .._secrets import server_credentials
 
     return None if server.url is None else server_credentials(server).redact(server.url)
 
@@ -241,7 +241,7 @@ def _print_listing(listing: dict[str, Any]) -> None:
     parameter an attached server named, a file name or a server's reply with
     a line break in it must not look like another entry.
     """
-    from tooldeck.cli._terminal import one_line
+    from ._terminal import one_line
 
     header = _project_lines(listing["project"]) if "project" in listing else []
     for line in [*header, *_lines(listing)]:
@@ -251,7 +251,7 @@ def _print_listing(listing: dict[str, Any]) -> None:
 
 
 def _lines(listing: dict[str, Any]) -> list[str]:
-    from tooldeck._words import plural
+    from .._words import plural
 
     lines = []
     for row in listing["tools"]:
@@ -287,7 +287,7 @@ def _first_line(text: str | None) -> str:
 
 
 def _said(server: dict[str, Any]) -> str:
-    from tooldeck._words import plural
+    from .._words import plural
 
     status = server.get("status")
     if status is None:

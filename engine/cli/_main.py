@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import sys
 
-from tooldeck.cli._common import EXIT_OK, EXIT_PROBLEM, EXIT_USAGE, Refused, UsageError
+from ._common import EXIT_OK, EXIT_PROBLEM, EXIT_USAGE, Refused, UsageError
 
 TYPE_CHECKING = False  # `typing` itself costs ~3 ms to import; mypy treats this name as True
 if TYPE_CHECKING:
@@ -115,13 +115,13 @@ def build_parser(*, only: str | None = None) -> argparse.ArgumentParser:
 
 
 def _ours(finder: object) -> bool:
-    from tooldeck._importpath import ProjectFinder
+    from .._importpath import ProjectFinder
 
     return isinstance(finder, ProjectFinder)
 
 
 def _version_line() -> str:
-    from tooldeck._version import __version__
+    from .._version import __version__
 
     return f"tooldeck {__version__}"
 
@@ -145,8 +145,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stdout.write(_version_line() + "\n")
         raise SystemExit(EXIT_OK)
     args = build_parser(only=_command_word(arguments)).parse_args(arguments)
-    from tooldeck._importpath import project_importable_last
-    from tooldeck.cli._terminal import escape_streams
+    from .._importpath import project_importable_last
+    from ._terminal import escape_streams
 
     finders_before = list(sys.meta_path)
     if not getattr(args, "static", False):  # lint --static imports nothing (see Resolved)
@@ -158,7 +158,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     # A process keeps the escaping to its end: a traceback at exit is escaped too.
     unescape = escape_streams(stdout=not (protocol is not None and protocol(args)))
     if argv is None:  # this process is tooldeck: SIGTERM and SIGHUP end it as Ctrl-C does
-        from tooldeck.cli._signals import end_cleanly_on_signals
+        from ._signals import end_cleanly_on_signals
 
         end_cleanly_on_signals()
     try:
@@ -172,7 +172,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"tooldeck: {exc}", file=sys.stderr)
         return EXIT_PROBLEM
     except KeyboardInterrupt:
-        from tooldeck.cli._signals import terminated_by
+        from ._signals import terminated_by
 
         signum = terminated_by()
         return 128 + signum if signum is not None else 130

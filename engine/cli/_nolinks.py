@@ -35,7 +35,7 @@ import os
 import stat
 from pathlib import Path, PurePath
 
-from tooldeck._readfile import Unreadable, read_descriptor
+from .._readfile import Unreadable, read_descriptor
 
 TYPE_CHECKING = False  # `typing` costs ~3 ms to import; mypy treats this name as True
 if TYPE_CHECKING:

@@ -52,10 +52,10 @@ from pathlib import Path, PurePath
 from typing import Any, ClassVar
 from urllib.parse import quote
 
-from tooldeck._diagnostics import Diagnostic, Severity
-from tooldeck._secrets import Secrets
-from tooldeck._words import plural
-from tooldeck.cli._terminal import one_line, printable
+from .._diagnostics import Diagnostic, Severity
+from .._secrets import Secrets
+from .._words import plural
+from ._terminal import one_line, printable
 
 __all__ = [
     "REPORTER_BY_NAME",
@@ -362,12 +362,9 @@ def artifact_location(file: str, base: str | os.PathLike[str]) -> dict[str, str]
 
 
 def _tool_version() -> str:
-    try:
-        import tooldeck
-    except ImportError:  # pragma: no cover - engine is the package we live in
-        return "0"
-    version = getattr(tooldeck, "__version__", "0")
-    return version if isinstance(version, str) else "0"
+    from .._version import __version__
+
+    return __version__
 
 
 REPORTER_BY_NAME: dict[str, type[Reporter]] = {

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import sys
 
-from tooldeck.cli._common import EXIT_OK, EXIT_USAGE
+from ._common import EXIT_OK, EXIT_USAGE
 
 TYPE_CHECKING = False  # `typing` costs ~3 ms to import; mypy treats this name as True
 if TYPE_CHECKING:
@@ -55,12 +55,12 @@ def run(args: argparse.Namespace) -> int:
         print("tooldeck schema: --force applies to --write", file=sys.stderr)
         return EXIT_USAGE
     if args.path or args.uri:
-        from tooldeck.cli._schema_file import installed_schema
+        from ._schema_file import installed_schema
 
         path = installed_schema()
         print(path.as_uri() if args.uri else path)
         return EXIT_OK
-    from tooldeck.cli._schema_file import schema_text
+    from ._schema_file import schema_text
 
     sys.stdout.write(schema_text())
     return EXIT_OK
@@ -69,10 +69,10 @@ def run(args: argparse.Namespace) -> int:
 def _write(where: str, *, force: bool) -> int:
     from pathlib import Path, PurePath
 
-    from tooldeck._readfile import DEFAULT_LIMIT, read_bounded
-    from tooldeck.cli._nolinks import StarterWriter, WriteRefused, refusals
-    from tooldeck.cli._schema_file import SCHEMA_FILE, is_tooldeck_schema, schema_text, shown_path
-    from tooldeck.manifest._settings import locate_project
+    from .._readfile import DEFAULT_LIMIT, read_bounded
+    from ..manifest._settings import locate_project
+    from ._nolinks import StarterWriter, WriteRefused, refusals
+    from ._schema_file import SCHEMA_FILE, is_tooldeck_schema, schema_text, shown_path
 
     settings = locate_project([])
     if where == _PROJECT_DEFAULT:
@@ -119,7 +119,7 @@ def _write(where: str, *, force: bool) -> int:
 
 def _point_at(target: Path, manifests: tuple[Path, ...], root: Path) -> None:
     """Say which first line points the project's manifests at ``target``."""
-    from tooldeck.cli._schema_file import reference, shown_path
+    from ._schema_file import reference, shown_path
 
     folder = next((m for m in manifests if m.is_dir()), root / "manifests")
     line = reference(folder, target)

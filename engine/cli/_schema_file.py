@@ -41,14 +41,14 @@ _ID_PREFIX = "urn:tooldeck:schema:manifest:"
 
 def installed_schema() -> Path:
     """The meta-schema file shipped inside the installed package (``tooldeck schema --path``)."""
-    from tooldeck._resources import installed_schema as shipped
+    from .._resources import installed_schema as shipped
 
     return shipped()
 
 
 def schema_text() -> str:
     """The meta-schema as ``tooldeck schema`` prints it, ending with a newline."""
-    from tooldeck.manifest._metaschema import manifest_schema
+    from ..manifest._meta import manifest_schema
 
     return json.dumps(manifest_schema(), indent=2, ensure_ascii=False) + "\n"
 
@@ -82,7 +82,7 @@ def write_missing_schema(root: Path) -> str | None:
     written (a symlinked ``schemas/``, an unwritable folder): a missing schema costs
     the editor's help, never the manifest, so it is reported, not fatal.
     """
-    from tooldeck.cli._nolinks import StarterWriter, WriteRefused, refusals
+    from ._nolinks import StarterWriter, WriteRefused, refusals
 
     target = root / SCHEMA_FILE
     if os.path.lexists(target):

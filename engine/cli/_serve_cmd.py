@@ -5,14 +5,14 @@ to stderr. A server has no terminal to ask at, so a tool with side effects
 asks the client that called it, by elicitation, and runs only when the user
 approves; clients without elicitation (and every client of a ``--stateless``
 server) are denied, with a message saying why, unless ``--allow-side-effects``
-runs them without asking (:mod:`tooldeck.mcp._approval`).
+runs them without asking (:mod:`tooldeck.mcp._serving.approval`).
 """
 
 from __future__ import annotations
 
 import sys
 
-from tooldeck.cli._common import (
+from ._common import (
     EXIT_OK,
     EXIT_USAGE,
     Resolved,
@@ -26,16 +26,16 @@ TYPE_CHECKING = False  # `typing` costs ~3 ms to import; mypy treats this name a
 if TYPE_CHECKING:
     import argparse
 
-    from tooldeck._policies import ApprovalCallback, ApprovalRequest
-    from tooldeck._registry import ToolRegistry
-    from tooldeck.mcp import Reload
+    from .._calling import ApprovalCallback, ApprovalRequest
+    from .._registry import ToolRegistry
+    from ..mcp import Reload
 
 
 __all__ = ["add_arguments", "run", "stdout_is_protocol"]
 
 
 def add_arguments(serve: argparse.ArgumentParser) -> None:
-    from tooldeck.cli._attached import add_connect_options
+    from ._attached import add_connect_options
 
     add_common(serve)
     add_allow_errors(serve)
@@ -88,7 +88,7 @@ def _allow(request: ApprovalRequest) -> bool:
 
 
 def _ask_client() -> ApprovalCallback:
-    from tooldeck.mcp._approval import elicit_approval
+    from ..mcp._serving import elicit_approval
 
     return elicit_approval
 
@@ -103,7 +103,7 @@ def run(args: argparse.Namespace) -> int:
         print("tooldeck: --approval-timeout must be a positive number", file=sys.stderr)
         return EXIT_USAGE
     registry, reload = _registry(args)
-    from tooldeck.mcp import serve_http, serve_stdio
+    from ..mcp import serve_http, serve_stdio
 
     try:
         with registry:
@@ -147,9 +147,9 @@ def _registry(args: argparse.Namespace) -> tuple[ToolRegistry, Reload | None]:
         loaded = load(args, approve=_allow if allow else _ask_client())
         refuse_broken(loaded, args)
         return loaded.registry, None
-    from tooldeck._config import load_config
-    from tooldeck._registry import ToolRegistry
-    from tooldeck.mcp import Reload
+    from .._config import load_config
+    from .._registry import ToolRegistry
+    from ..mcp import Reload
 
     refuse_broken(load(args), args)  # the first state is judged as without --reload
     resolved = Resolved(args, bundled=True)

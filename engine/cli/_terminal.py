@@ -65,7 +65,7 @@ def _pattern(keep_newlines: bool) -> re.Pattern[str]:
     if found is None:
         import re
 
-        from tooldeck._names import CONTROL
+        from .._names import CONTROL
 
         kept = r"\t|\n|\r\n" if keep_newlines else r"\t"  # CR LF is a line end, not an overwrite
         found = _patterns[keep_newlines] = re.compile(f"(?!{kept})[{CONTROL}]")

@@ -10,13 +10,13 @@ runs. Public names load on first use, like the top-level package's.
 
 import typing
 
-from tooldeck._lazy import lazy_getattr as _lazy_getattr
+from .._lazy import lazy_getattr as _lazy_getattr
 
 if typing.TYPE_CHECKING:
-    from tooldeck.manifest._events import ReloadEvent, ReloadStatus
-    from tooldeck.manifest._live import LiveManifests
-    from tooldeck.manifest._loader import GROUP_PREFIX
-    from tooldeck.manifest._manifests import LoadResult, from_manifests, load_manifests
+    from ._events import ReloadEvent, ReloadStatus
+    from ._live import LiveManifests
+    from ._loader import GROUP_PREFIX
+    from ._manifests import LoadResult, from_manifests, load_manifests
 
 __all__ = [
     "GROUP_PREFIX",
@@ -29,13 +29,13 @@ __all__ = [
 ]
 
 _EXPORTS: dict[str, str] = {
-    "GROUP_PREFIX": "tooldeck.manifest._loader",
-    "LiveManifests": "tooldeck.manifest._live",
-    "LoadResult": "tooldeck.manifest._manifests",
-    "ReloadEvent": "tooldeck.manifest._events",
-    "ReloadStatus": "tooldeck.manifest._events",
-    "from_manifests": "tooldeck.manifest._manifests",
-    "load_manifests": "tooldeck.manifest._manifests",
+    "GROUP_PREFIX": "._loader",
+    "LiveManifests": "._live",
+    "LoadResult": "._manifests",
+    "ReloadEvent": "._events",
+    "ReloadStatus": "._events",
+    "from_manifests": "._manifests",
+    "load_manifests": "._manifests",
 }
 
 

@@ -17,11 +17,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tooldeck._binding import PreparedTool
-from tooldeck._diagnostics import Diagnostic, Severity, SourceLocation
-from tooldeck._errors import RegistrationError
-from tooldeck._inference import describe_handler, infer_params, snake_case
-from tooldeck._model import (
+from .._binding import PreparedTool
+from .._diagnostics import Diagnostic, Severity, SourceLocation
+from .._errors import RegistrationError
+from .._inference import describe_handler, infer_params, snake_case
+from .._model import (
     McpServerSpec,
     McpToolUse,
     PromptSpec,
@@ -30,19 +30,19 @@ from tooldeck._model import (
     ToolSpec,
     WebSearchSpec,
 )
-from tooldeck._params import MISSING, ParamDescriptor
-from tooldeck._prepare import prepare_tool
-from tooldeck._prompts import PreparedPrompt, prepare_prompt
-from tooldeck.manifest._buildpaths import find_injected, param_path
-from tooldeck.manifest._builduse import build_use
-from tooldeck.manifest._resolve import (
+from .._params import MISSING, ParamDescriptor
+from .._prepare import prepare_tool
+from .._prompts import PreparedPrompt, prepare_prompt
+from .._yaml import YamlDocument
+from ._buildpaths import find_injected, param_path
+from ._builduse import build_use
+from ._resolve import (
     STATIC_NOTES,
     HandlerResolver,
     ResolveError,
     parse_duration,
     resolve_handler,
 )
-from tooldeck.manifest._yamlsource import YamlDocument
 
 __all__ = ["Bundle", "build_bundle"]
 
@@ -116,7 +116,7 @@ def build_bundle(
 
     ``resolver`` turns a handler reference into a callable: by default it
     imports the module; ``tooldeck lint --static`` passes one that reads the
-    source instead (:class:`~tooldeck.manifest._staticresolve.StaticResolver`).
+    source instead (:class:`~tooldeck.manifest._static.resolve.StaticResolver`).
     """
     builder = _Builder(doc, tuple(allowed), resolver)
     bundle = Bundle(

@@ -10,11 +10,11 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from tooldeck._diagnostics import Diagnostic
-from tooldeck._errors import DuplicateToolError
-from tooldeck.manifest._build import Bundle
-from tooldeck.manifest._loader import GROUP_PREFIX
-from tooldeck.manifest._yamlsource import YamlDocument, read_yaml
+from .._diagnostics import Diagnostic
+from .._errors import DuplicateToolError
+from .._yaml import YamlDocument, read_yaml
+from ._build import Bundle
+from ._loader import GROUP_PREFIX
 
 __all__ = ["code_clash", "cross_file_clashes", "declared_names"]
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from tooldeck._diagnostics import Diagnostic, Severity
-from tooldeck._entries import RegistryChange
+from .._diagnostics import Diagnostic, Severity
+from .._entries import RegistryChange
 
 __all__ = ["ReloadEvent", "ReloadStatus"]
 

@@ -33,7 +33,7 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from tooldeck._secrets import Secrets
+from .._secrets import Secrets
 
 __all__ = ["IDENTIFIER_FIELDS", "REFERENCE", "identifier_field", "interpolate"]
 

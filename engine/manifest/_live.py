@@ -31,15 +31,16 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tooldeck._diagnostics import Diagnostic, Severity, SourceLocation
-from tooldeck._entries import GroupContent, RegistryChange
-from tooldeck._errors import DuplicateToolError
-from tooldeck._log import get_logger
-from tooldeck._registry import ToolRegistry
-from tooldeck.manifest._build import Bundle
-from tooldeck.manifest._clashes import code_clash, cross_file_clashes
-from tooldeck.manifest._events import ReloadEvent, ReloadStatus
-from tooldeck.manifest._loader import (
+from .._diagnostics import Diagnostic, Severity, SourceLocation
+from .._entries import GroupContent, RegistryChange
+from .._errors import DuplicateToolError
+from .._log import get_logger
+from .._registry import ToolRegistry
+from .._yaml import YamlDocument, read_yaml
+from ._build import Bundle
+from ._clashes import code_clash, cross_file_clashes
+from ._events import ReloadEvent, ReloadStatus
+from ._loader import (
     GROUP_PREFIX,
     SUFFIXES,
     _inside,
@@ -50,11 +51,10 @@ from tooldeck.manifest._loader import (
     located,
     register_config,
 )
-from tooldeck.manifest._resolve import DEFAULT_ALLOWED, HandlerResolver, resolve_handler
-from tooldeck.manifest._yamlsource import YamlDocument, read_yaml
+from ._resolve import DEFAULT_ALLOWED, HandlerResolver, resolve_handler
 
 if TYPE_CHECKING:
-    from tooldeck._config import Config
+    from .._config import Config
 
 __all__ = ["LiveManifests", "ReloadEvent", "ReloadStatus"]
 
@@ -77,7 +77,7 @@ class LiveManifests:
         static: bool = False,
         search_last: Iterable[str | Path] = (),
     ) -> None:
-        from tooldeck._config import Config, load_config
+        from .._config import Config, load_config
 
         self.registry = registry
         self.paths = tuple(Path(p) for p in paths)
@@ -89,7 +89,7 @@ class LiveManifests:
         self.resolver: HandlerResolver = resolve_handler
         """Imports handler modules; with ``static``, reads their source and imports nothing."""
         if static:
-            from tooldeck.manifest._staticresolve import StaticResolver
+            from ._static import StaticResolver
 
             self.resolver = StaticResolver(search_last=tuple(str(p) for p in search_last))
         self._good: dict[str, Bundle] = {}

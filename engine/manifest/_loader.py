@@ -24,19 +24,19 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tooldeck._diagnostics import Diagnostic, SourceLocation
-from tooldeck._errors import DuplicateToolError
-from tooldeck._readfile import read_text_lines
-from tooldeck._registry import ToolRegistry
-from tooldeck.manifest._build import Bundle, build_bundle
-from tooldeck.manifest._interpolate import interpolate
-from tooldeck.manifest._metaschema import check_document
-from tooldeck.manifest._resolve import HandlerResolver, resolve_handler
-from tooldeck.manifest._yamlsource import YamlDocument, read_yaml
+from .._diagnostics import Diagnostic, SourceLocation
+from .._errors import DuplicateToolError
+from .._readfile import read_text_lines
+from .._registry import ToolRegistry
+from .._yaml import YamlDocument, read_yaml
+from ._build import Bundle, build_bundle
+from ._interpolate import interpolate
+from ._meta import check_document
+from ._resolve import HandlerResolver, resolve_handler
 
 if TYPE_CHECKING:
-    from tooldeck._config import Config
-    from tooldeck._secrets import Secrets
+    from .._config import Config
+    from .._secrets import Secrets
 
 __all__ = [
     "GROUP_PREFIX",

@@ -16,13 +16,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tooldeck._config import Config, load_config
-from tooldeck._diagnostics import Diagnostic, Severity
-from tooldeck._errors import ManifestError
-from tooldeck._registry import ToolRegistry
-from tooldeck.manifest._build import Bundle
-from tooldeck.manifest._live import LiveManifests
-from tooldeck.manifest._yamlsource import YamlDocument
+from .._config import Config, load_config
+from .._diagnostics import Diagnostic, Severity
+from .._errors import ManifestError
+from .._registry import ToolRegistry
+from .._yaml import YamlDocument
+from ._build import Bundle
+from ._live import LiveManifests
 
 __all__ = ["LoadResult", "from_manifests", "load_manifests"]
 
@@ -171,8 +171,8 @@ def _project_handlers(paths: list[str | Path]) -> tuple[tuple[str, ...], list[Di
     Settings with problems come back as their TD240 diagnostics, and allow
     nothing beyond ``tooldeck.handlers`` rather than a guessed allow-list.
     """
-    from tooldeck._importpath import project_importable_last
-    from tooldeck.manifest._settings import locate_project
+    from .._importpath import project_importable_last
+    from ._settings import locate_project
 
     settings = locate_project(paths)
     if settings is None:

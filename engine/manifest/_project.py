@@ -24,11 +24,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tooldeck._diagnostics import Diagnostic, SourceLocation
-from tooldeck.manifest._settings import ProjectSettings, find_project, locate_project
+from .._diagnostics import Diagnostic, SourceLocation
+from ._settings import ProjectSettings, find_project, locate_project
 
 if TYPE_CHECKING:
-    from tooldeck._registry import ToolRegistry
+    from .._registry import ToolRegistry
 
 __all__ = ["ProjectPlan", "load_project", "plan_project"]
 
@@ -160,9 +160,9 @@ def load_project(
     no manifest to load; use :func:`plan_project` and
     :func:`~tooldeck.load_manifests` to get them as values instead.
     """
-    from tooldeck._errors import ManifestError
-    from tooldeck._importpath import project_importable_last
-    from tooldeck.manifest._manifests import from_manifests
+    from .._errors import ManifestError
+    from .._importpath import project_importable_last
+    from ._manifests import from_manifests
 
     start = Path(path)
     if not start.exists():

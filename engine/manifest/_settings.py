@@ -34,8 +34,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tooldeck._diagnostics import Diagnostic, SourceLocation
-from tooldeck._readfile import Unreadable, read_bounded, read_text_lines
+from .._diagnostics import Diagnostic, SourceLocation
+from .._readfile import Unreadable, read_bounded, read_text_lines
 
 __all__ = [
     "PROJECT_FILES",
@@ -157,7 +157,7 @@ def _pyproject_table(path: Path) -> dict[str, Any] | Diagnostic | None:
 
 
 def _yaml_table(path: Path) -> dict[str, Any] | Diagnostic:
-    from tooldeck.manifest._yamlsource import read_yaml
+    from .._yaml import read_yaml
 
     doc = read_yaml(path)
     if doc.diagnostics:

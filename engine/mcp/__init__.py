@@ -14,28 +14,28 @@ use (attaching does not import the server side, nor serving the client side).
 
 import typing
 
-from tooldeck._lazy import lazy_getattr as _lazy_getattr
+from .._lazy import lazy_getattr as _lazy_getattr
 
 if typing.TYPE_CHECKING:
-    from tooldeck._shadowing import NameHolder, Shadowed
-    from tooldeck.mcp._approval import elicit_approval
-    from tooldeck.mcp._attach import McpAttachment
-    from tooldeck.mcp._attachapi import (
+    from .._shadowing import NameHolder, Shadowed
+    from ._attaching import (
         BackgroundAttachment,
+        McpAttachment,
+        ServerHealth,
         attach_in_background,
         attach_servers,
+        group_name,
     )
-    from tooldeck.mcp._server import (
+    from ._serving import (
         READ_ONLY_TAGS,
         RegistryServer,
         Reload,
         build_server,
         call_result,
+        elicit_approval,
         serve_http,
         serve_stdio,
     )
-    from tooldeck.mcp._serverstate import ServerHealth
-    from tooldeck.mcp._servertools import group_name
 
 __all__ = [
     "READ_ONLY_TAGS",
@@ -57,22 +57,22 @@ __all__ = [
 ]
 
 _EXPORTS: dict[str, str] = {
-    "BackgroundAttachment": "tooldeck.mcp._attachapi",
-    "McpAttachment": "tooldeck.mcp._attach",
-    "NameHolder": "tooldeck._shadowing",
-    "READ_ONLY_TAGS": "tooldeck.mcp._server",
-    "RegistryServer": "tooldeck.mcp._server",
-    "Reload": "tooldeck.mcp._server",
-    "ServerHealth": "tooldeck.mcp._serverstate",
-    "Shadowed": "tooldeck._shadowing",
-    "attach_in_background": "tooldeck.mcp._attachapi",
-    "attach_servers": "tooldeck.mcp._attachapi",
-    "build_server": "tooldeck.mcp._server",
-    "call_result": "tooldeck.mcp._server",
-    "elicit_approval": "tooldeck.mcp._approval",
-    "group_name": "tooldeck.mcp._servertools",
-    "serve_http": "tooldeck.mcp._server",
-    "serve_stdio": "tooldeck.mcp._server",
+    "BackgroundAttachment": "._attaching",
+    "McpAttachment": "._attaching",
+    "NameHolder": ".._shadowing",
+    "READ_ONLY_TAGS": "._serving",
+    "RegistryServer": "._serving",
+    "Reload": "._serving",
+    "ServerHealth": "._attaching",
+    "Shadowed": ".._shadowing",
+    "attach_in_background": "._attaching",
+    "attach_servers": "._attaching",
+    "build_server": "._serving",
+    "call_result": "._serving",
+    "elicit_approval": "._serving",
+    "group_name": "._attaching",
+    "serve_http": "._serving",
+    "serve_stdio": "._serving",
 }
 
 

@@ -37,16 +37,16 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal
 
-from tooldeck._errors import ExportError
-from tooldeck._model import McpServerSpec, ToolSpec, WebSearchSpec
-from tooldeck.providers import anthropic, gemini, mcp, openai
-from tooldeck.providers._schema import object_root, redacted
-from tooldeck.providers._select import Selection, select_tools
-from tooldeck.providers.gemini import gemini_schema
-from tooldeck.providers.openai import strict_schema
+from .._errors import ExportError
+from .._model import McpServerSpec, ToolSpec, WebSearchSpec
+from . import anthropic, gemini, mcp, openai
+from ._schema import object_root, redacted
+from ._select import Selection, select_tools
+from .gemini import gemini_schema
+from .openai import strict_schema
 
 if TYPE_CHECKING:
-    from tooldeck._registry import ToolRegistry
+    from .._registry import ToolRegistry
 
 __all__ = [
     "EXPORTERS",

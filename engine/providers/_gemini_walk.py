@@ -14,8 +14,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from tooldeck._errors import ExportError
-from tooldeck.providers._schema import merge_all_of, resolve, types_of
+from .._errors import ExportError
+from ._schema import merge_all_of, resolve, types_of
 
 __all__ = ["UNROLL", "Converted", "Walk"]
 

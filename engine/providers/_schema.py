@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
-from tooldeck._errors import ExportError
+from .._errors import ExportError
 
 __all__ = [
     "converting",

@@ -30,11 +30,11 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from tooldeck._errors import ExportError
-from tooldeck._model import McpServerSpec, ToolSpec, WebSearchSpec
+from .._errors import ExportError
+from .._model import McpServerSpec, ToolSpec, WebSearchSpec
 
 if TYPE_CHECKING:
-    from tooldeck._registry import ToolRegistry
+    from .._registry import ToolRegistry
 
 __all__ = ["WEB_SEARCH_NAME", "Selection", "select_tools"]
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tooldeck._model import ToolSpec
+from .._model import ToolSpec
 
 __all__ = ["anthropic_tool"]
 

@@ -24,10 +24,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from tooldeck._errors import ExportError
-from tooldeck._model import ToolSpec
-from tooldeck.providers._gemini_walk import UNROLL, Walk
-from tooldeck.providers._schema import converting
+from .._errors import ExportError
+from .._model import ToolSpec
+from ._gemini_walk import UNROLL, Walk
+from ._schema import converting
 
 __all__ = ["UNROLL", "gemini_notes", "gemini_schema", "gemini_tool"]
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from tooldeck._hints import tool_hints
-from tooldeck._model import ToolSpec
+from .._hints import tool_hints
+from .._model import ToolSpec
 
 __all__ = ["mcp_tool"]
 

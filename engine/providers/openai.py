@@ -25,12 +25,12 @@ import copy
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from tooldeck._errors import ExportError
-from tooldeck._model import McpServerSpec, ToolSpec, WebSearchSpec
-from tooldeck.providers._schema import converting, merge_all_of, resolve, types_of
+from .._errors import ExportError
+from .._model import McpServerSpec, ToolSpec, WebSearchSpec
+from ._schema import converting, merge_all_of, resolve, types_of
 
 if TYPE_CHECKING:
-    from tooldeck._registry import ToolRegistry
+    from .._registry import ToolRegistry
 
 __all__ = [
     "chat_tool",
@@ -322,10 +322,9 @@ def _nullable(schema: dict[str, Any]) -> dict[str, Any]:
 
 
 # ------------------------------------------------------------------ the model loop
-# run/arun (tooldeck.providers._loop_run) import the exporters: loaded on first use.
-from tooldeck._lazy import lazy_getattr as _lazy_getattr  # noqa: E402
+# run/arun (tooldeck.providers._loop.conversation) import the exporters: loaded on first use.
+from .._lazy import lazy_getattr as _lazy_getattr  # noqa: E402
 
-_LOOP = {"LoopCall": "_loop", "LoopResult": "_loop", "MaxTurnsExceeded": "_loop", "Usage": "_loop"}
-_LOOP |= {"arun": "_loop_run", "run": "_loop_run"}
+_LOOP = ("LoopCall", "LoopResult", "MaxTurnsExceeded", "Usage", "arun", "run")
 __all__ += list(_LOOP)
-__getattr__ = _lazy_getattr(__name__, {k: f"tooldeck.providers.{m}" for k, m in _LOOP.items()})
+__getattr__ = _lazy_getattr(__name__, dict.fromkeys(_LOOP, "._loop"))

@@ -25,7 +25,7 @@ from mcp_types import CallToolResult, TextContent
 from tooldeck import ToolRegistry
 from tooldeck._model import McpServerSpec
 from tooldeck.mcp import McpAttachment, attach_in_background, attach_servers
-from tooldeck.mcp._client import result_text
+from tooldeck.mcp._attaching.connection import result_text
 
 pytestmark = pytest.mark.slow
 

@@ -19,7 +19,7 @@ import pytest
 
 from tests.integration.test_mcp_use import NOW, TIME, load, manifest, project
 from tooldeck.mcp import attach_servers
-from tooldeck.mcp._callerrors import server_words
+from tooldeck.mcp._attaching.callerrors import server_words
 
 pytestmark = pytest.mark.slow
 

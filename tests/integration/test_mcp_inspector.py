@@ -30,7 +30,7 @@ from typing import Any
 
 import pytest
 
-from tooldeck.mcp._approval import NO_ELICITATION, STATELESS
+from tooldeck.mcp._serving.approval import NO_ELICITATION, STATELESS
 
 ENTRY = os.environ.get("TOOLDECK_INSPECTOR", "")
 

@@ -25,7 +25,7 @@ from mcp.client.session import ClientRequestContext, ElicitationFnT
 from mcp.client.streamable_http import streamable_http_client
 
 from tooldeck.manifest import from_manifests
-from tooldeck.mcp._approval import NO_ELICITATION, STATELESS
+from tooldeck.mcp._serving.approval import NO_ELICITATION, STATELESS
 
 pytestmark = pytest.mark.slow
 

@@ -28,7 +28,7 @@ import pytest
 from tooldeck import ToolRegistry
 from tooldeck._model import McpServerSpec
 from tooldeck.mcp import McpAttachment, attach_servers
-from tooldeck.mcp._client import ConnectionLost, McpConnection
+from tooldeck.mcp._attaching.connection import ConnectionLost, McpConnection
 
 pytestmark = pytest.mark.slow
 

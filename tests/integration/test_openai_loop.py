@@ -588,7 +588,7 @@ def test_a_client_error_propagates(model, client, registry):
 
 
 def test_result_types_are_exported():
-    assert LoopResult.__module__ == "tooldeck.providers._loop"
+    assert LoopResult.__module__ == "tooldeck.providers._loop.loop"
 
 
 # ------------------------------------------------------------ an attached MCP tool

@@ -21,8 +21,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tooldeck import ParamDescriptor, ToolRegistry
-from tooldeck._explain import COUNT_LIMIT, MAX_VIOLATIONS
-from tooldeck._jsonparse import MAX_INT_DIGITS
+from tooldeck._validation.explain import COUNT_LIMIT, MAX_VIOLATIONS
+from tooldeck._validation.jsonparse import MAX_INT_DIGITS
 
 BUDGET = 5.0  # a bound on hangs, not a speed target: the failure modes take minutes
 MESSAGE_LIMIT = 4_096
@@ -453,8 +453,8 @@ INSTANCES = st.recursive(
 def test_bounded_keywords_agree_with_stock_jsonschema(schema, instances):
     from jsonschema import Draft202012Validator
 
-    from tooldeck._formats import FORMAT_CHECKER
-    from tooldeck._schema_validator import schema_validator
+    from tooldeck._validation.formats import FORMAT_CHECKER
+    from tooldeck._validation.validator import schema_validator
 
     ours = schema_validator(schema)
     stock = Draft202012Validator(schema, format_checker=FORMAT_CHECKER)

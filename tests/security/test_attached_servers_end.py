@@ -187,7 +187,9 @@ async def test_with_no_timeout_anywhere_a_call_ends_at_the_default(
     from tooldeck._model import MCP_CALL_TIMEOUT
 
     assert MCP_CALL_TIMEOUT == 60.0
-    monkeypatch.setattr("tooldeck.mcp._attach.MCP_CALL_TIMEOUT", 1.0)  # 60 s, shortened
+    monkeypatch.setattr(
+        "tooldeck.mcp._attaching.attachment.MCP_CALL_TIMEOUT", 1.0
+    )  # 60 s, shortened
     registry = ToolRegistry()  # no default_timeout
     async with attach_servers(registry, [hostile(mode)]):  # no timeout= either
         assert registry.get_tool(tool).timeout is None

@@ -30,7 +30,7 @@ from tooldeck._regex import (
     compile_pattern,
     expansion,
 )
-from tooldeck._schema_validator import schema_problem
+from tooldeck._validation.validator import schema_problem
 
 BUDGET = 5.0  # a bound on hangs, not a speed target: backtracking takes hours
 """Seconds any single call may take; backtracking would take minutes."""

@@ -296,7 +296,7 @@ def test_lint_rules_quoting_free_text_are_redacted_by_the_reporter(
     project: Path, fmt: str, monkeypatch: pytest.MonkeyPatch, run_line: RunLine
 ) -> None:
     """No rule quotes a description yet; the reporter must mask one that does."""
-    from tooldeck.manifest import _lint as lint
+    from tooldeck._lint import runner as lint
 
     def quoting(ctx: lint.LintContext) -> Iterator[Diagnostic]:
         for bundle, spec, path, _ in ctx.tools():

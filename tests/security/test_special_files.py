@@ -21,8 +21,8 @@ from pathlib import Path
 import pytest
 
 from tests.manifests import save, tools_yaml
-from tooldeck.manifest._lint import LintSettings, load_settings
-from tooldeck.manifest._yamlsource import read_yaml
+from tooldeck._lint.runner import LintSettings, load_settings
+from tooldeck._yaml.source import read_yaml
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="POSIX special files")
 

@@ -263,7 +263,7 @@ def test_a_hostile_module_file_ends_promptly_in_a_located_error(run_cli, tmp_pat
 @pytest.mark.parametrize("kind", ["fifo", "symlink to /dev/zero", "directory"])
 def test_a_module_file_swapped_after_it_was_found_is_not_read(tmp_path, kind):
     """Between the finder's check and the read: the opened descriptor is what is judged."""
-    from tooldeck.manifest._staticfile import StaticProblem, _read_capped
+    from tooldeck.manifest._static.file import StaticProblem, _read_capped
 
     target = tmp_path / "prmod.py"
     if kind == "fifo":

@@ -147,7 +147,7 @@ def test_a_codec_an_installed_package_registers_is_not_run(tmp_path, monkeypatch
     """A ``.pth`` file can register a codec; ``# coding:`` would run it on the PR's text."""
     import codecs
 
-    from tooldeck.manifest._staticsource import ModuleIndex, StaticProblem
+    from tooldeck.manifest._static.source import ModuleIndex, StaticProblem
 
     ran = []
 
@@ -352,8 +352,9 @@ def test_a_module_dense_with_syntax_is_refused_before_parsing(tmp_path):
 
 
 def test_a_run_reads_a_bounded_amount_of_source(tmp_path, monkeypatch):
-    from tooldeck.manifest import _staticfile, _staticsource
-    from tooldeck.manifest._staticsource import ModuleIndex, StaticProblem
+    from tooldeck.manifest._static import file as _staticfile
+    from tooldeck.manifest._static import source as _staticsource
+    from tooldeck.manifest._static.source import ModuleIndex, StaticProblem
 
     for index in range(3):
         (tmp_path / f"prbig{index}.py").write_text("A = [" + "0," * 20_000 + "]\n")
@@ -371,7 +372,7 @@ def test_a_module_parses_the_same_however_deep_the_lookup_that_asks_for_it(tmp_p
     """Building the tree counts against the caller's recursion depth; a failure is remembered."""
     import sys
 
-    from tooldeck.manifest._staticsource import ModuleIndex
+    from tooldeck.manifest._static.source import ModuleIndex
 
     (tmp_path / "prsum.py").write_text("x = " + "+".join(["1"] * 2000) + "\n")
     monkeypatch.syspath_prepend(str(tmp_path))
@@ -417,8 +418,8 @@ def test_a_huge_expression_named_in_every_parameter_costs_its_size_once(tmp_path
 
 def test_an_alias_is_worked_out_once_per_run(tmp_path, monkeypatch):
     """A Literal of 3,000 values in 50 parameters of 20 tools was evaluated 3 million times."""
-    from tooldeck.manifest import _statictypes
-    from tooldeck.manifest._staticresolve import StaticResolver
+    from tooldeck.manifest._static import types as _statictypes
+    from tooldeck.manifest._static.resolve import StaticResolver
 
     values = ", ".join(f"'v{i}'" for i in range(3000))
     params = ", ".join(f"a{j}: L = 'v1'" for j in range(50))
@@ -705,9 +706,9 @@ def test_the_static_mro_is_pythons(tmp_path, monkeypatch, name):
     """C3 linearization: the order lookups follow, which breadth-first order got wrong."""
     import importlib
 
-    from tooldeck.manifest._staticsource import ModuleIndex
-    from tooldeck.manifest._staticvalues import ClassDef
-    from tooldeck.manifest._staticwalker import Walker
+    from tooldeck.manifest._static.source import ModuleIndex
+    from tooldeck.manifest._static.values import ClassDef
+    from tooldeck.manifest._static.walker import Walker
 
     (tmp_path / "prclasses.py").write_text(HIERARCHIES)
     monkeypatch.syspath_prepend(str(tmp_path))

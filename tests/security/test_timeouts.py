@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from tooldeck import ToolRegistry
-from tooldeck._workers import HandlerTimedOut, WorkerPool
+from tooldeck._calling.workers import HandlerTimedOut, WorkerPool
 
 LIMIT = 0.3
 PROMPT = 10.0  # the caller is answered within this; the handlers spin forever

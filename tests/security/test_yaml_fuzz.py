@@ -27,10 +27,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tooldeck import load_manifests
-from tooldeck._config import Config
+from tooldeck._config.configuration import Config
 from tooldeck._registry import ToolRegistry
+from tooldeck._yaml.source import MAX_DEPTH, _shallow, read_yaml
 from tooldeck.manifest._loader import load_file
-from tooldeck.manifest._yamlsource import MAX_DEPTH, _shallow, read_yaml
 
 settings.register_profile(
     "yaml-fuzz",

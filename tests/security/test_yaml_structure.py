@@ -22,11 +22,11 @@ import yaml
 
 from tests.conftest import ROOT, SCRIPTS
 from tooldeck import LoadResult, load_manifests
-from tooldeck._config import Config
+from tooldeck._config.configuration import Config
 from tooldeck._registry import ToolRegistry
+from tooldeck._yaml.source import MAX_DEPTH, MAX_INTEGER, MIN_INTEGER, read_yaml
 from tooldeck.manifest import _loader as loader
 from tooldeck.manifest._loader import load_file
-from tooldeck.manifest._yamlsource import MAX_DEPTH, MAX_INTEGER, MIN_INTEGER, read_yaml
 
 GOOD = textwrap.dedent(
     """\
@@ -60,7 +60,7 @@ def read_in_subprocess(path: Path, timeout: float = 30) -> list[list]:
     """
     script = (
         "import json, sys\n"
-        "from tooldeck.manifest._yamlsource import read_yaml\n"
+        "from tooldeck._yaml.source import read_yaml\n"
         "doc = read_yaml(sys.argv[1])\n"
         "print(json.dumps([[d.code, d.location.line, d.location.column, d.message]"
         " for d in doc.diagnostics]))\n"
@@ -174,7 +174,7 @@ def test_deep_nesting_in_a_worker_thread_does_not_crash(tmp_path: Path) -> None:
     path = write(tmp_path, DEEP["flow mappings"])
     script = (
         "import sys, threading\n"
-        "from tooldeck.manifest._yamlsource import read_yaml\n"
+        "from tooldeck._yaml.source import read_yaml\n"
         "threading.stack_size(512 * 1024)\n"
         "out = []\n"
         "t = threading.Thread(target=lambda: out.append(read_yaml(sys.argv[1])))\n"

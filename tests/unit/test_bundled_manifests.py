@@ -9,8 +9,8 @@ import pytest
 import yaml
 
 from tooldeck import ParamDescriptor, PromptSpec, ToolSpec, load_manifests
+from tooldeck._lint.runner import LintSettings, lint
 from tooldeck._model import ArgumentReshape, McpServerSpec, WebSearchSpec
-from tooldeck.manifest._lint import LintSettings, lint
 
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMA = json.loads((ROOT / "schemas" / "manifest.schema.json").read_text(encoding="utf-8"))

@@ -8,7 +8,7 @@ from pathlib import Path
 import jmespath
 import pytest
 
-from tooldeck._config import Config, load_config
+from tooldeck._config.configuration import Config, load_config
 from tooldeck._diagnostics import Diagnostic, Severity, SourceLocation
 from tooldeck._model import McpServerSpec, WebSearchSpec
 
@@ -207,7 +207,7 @@ def test_json_seed_groups_located(tmp_path):
 
 
 def test_mcp_spec_rejection_becomes_a_diagnostic(monkeypatch, tmp_path):
-    from tooldeck import _seedgroups
+    from tooldeck._config import hosted_keys as _seedgroups
     from tooldeck._errors import RegistrationError
 
     def refuse(**kwargs):
@@ -471,7 +471,7 @@ def test_yaml_seed_groups_located_through_anchors_and_merges(tmp_path):
 
 
 def test_import_config_does_not_import_yaml():
-    code = "import sys, tooldeck._config; print('yaml' in sys.modules)"
+    code = "import sys, tooldeck._config.configuration; print('yaml' in sys.modules)"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "False"
 

@@ -12,7 +12,7 @@ from itertools import pairwise
 import yaml
 
 from tests.conftest import ROOT
-from tooldeck.manifest._lint import RULES
+from tooldeck._lint.runner import RULES
 
 DOC_PATH = ROOT / "docs" / "diagnostics.md"
 DOC = DOC_PATH.read_text(encoding="utf-8")

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from tooldeck import load_manifests
-from tooldeck._config import load_config
+from tooldeck._config.configuration import load_config
 from tooldeck.providers import export_tools
 
 

@@ -50,7 +50,7 @@ from tooldeck._importers import (
     render_stubs,
 )
 from tooldeck._importers._fragments import DRAFTS
-from tooldeck.manifest._lint import LintSettings, lint
+from tooldeck._lint.runner import LintSettings, lint
 
 CATALOGS = Path(__file__).resolve().parents[1] / "fixtures" / "catalogs"
 FILES = sorted(

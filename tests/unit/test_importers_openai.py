@@ -609,8 +609,8 @@ def test_any_text_reads_back_exactly(description: str, enum: list[str], default:
     import tempfile
 
     from tooldeck._secrets import Secrets
+    from tooldeck._yaml.source import read_yaml
     from tooldeck.manifest._interpolate import interpolate
-    from tooldeck.manifest._yamlsource import read_yaml
 
     schema = {
         "type": "object",

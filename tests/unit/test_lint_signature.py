@@ -13,8 +13,8 @@ import pytest
 
 from tooldeck import Diagnostic, load_manifests
 from tooldeck._accepts import lossless_types
-from tooldeck.manifest._lint import LintSettings, lint
-from tooldeck.manifest._lintsignature import accepted_types
+from tooldeck._lint.runner import LintSettings, lint
+from tooldeck._lint.signature import accepted_types
 
 HERE = __name__
 

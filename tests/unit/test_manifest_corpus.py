@@ -30,7 +30,7 @@ import yaml
 from jsonschema import Draft202012Validator
 
 from tooldeck import Diagnostic, load_manifests
-from tooldeck.manifest._lint import LintSettings, lint
+from tooldeck._lint.runner import LintSettings, lint
 
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMA_PATH = ROOT / "schemas" / "manifest.schema.json"

@@ -14,7 +14,7 @@ from mcp.shared.message import ServerMessageMetadata
 from tests.unit.test_mcp_server import Sent, connected, text_of
 from tooldeck import ApprovalRequest, Decision, ToolRegistry
 from tooldeck.mcp import build_server
-from tooldeck.mcp._approval import (
+from tooldeck.mcp._serving.approval import (
     APPROVE_FIELD,
     NO_BACK_CHANNEL,
     NO_ELICITATION,

@@ -18,7 +18,7 @@ from pydantic import BaseModel
 from tests.unit.test_mcp_server import connected, text_of
 from tooldeck import ResultSpec, ToolRegistry, ToolResult
 from tooldeck.mcp import build_server, call_result
-from tooldeck.mcp._output import output_schema
+from tooldeck.mcp._serving.output import output_schema
 
 
 class Point(TypedDict):
@@ -301,7 +301,7 @@ def test_call_result_with_a_schema_wraps_and_checks():
     ['{"a": 1}', ' {"a": 1} ', "[1, 2]", "[1, 2] x", '"s"', "12", "NaN", "", "nope", "\ufeff{}"],
 )
 def test_the_result_text_is_read_back_as_json_loads_reads_it(text):
-    from tooldeck.mcp._output import _loads
+    from tooldeck.mcp._serving.output import _loads
 
     try:
         expected: Any = json.loads(text)

@@ -265,7 +265,7 @@ def test_a_listing_again_reuses_the_tools_it_compiled_before(monkeypatch):
 
     from tooldeck._model import McpServerSpec
     from tooldeck._shadowing import assign_names
-    from tooldeck.mcp import _servertools
+    from tooldeck.mcp._attaching import listing as _servertools
 
     server = McpServerSpec(name="time", command=("x",), via="client")
     tools = [Tool(name=f"t{i}", description="d", input_schema={"type": "object"}) for i in range(3)]

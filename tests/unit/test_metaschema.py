@@ -326,7 +326,7 @@ def test_full_fixture_uses_every_field() -> None:
         assert set(defs[name]["properties"]) - keys == set(), name
 
 
-# -- the compiled fast check (tooldeck.manifest._metaschema) ----------------------------------
+# -- the compiled fast check (tooldeck.manifest._meta.check) ----------------------------------
 
 FAST_VALUES: list[Any] = [
     None,
@@ -441,7 +441,7 @@ def _mutations(document: Any, rng: random.Random, count: int) -> Iterator[Any]:
 
 
 def test_fast_check_agrees_with_jsonschema_on_every_fixture() -> None:
-    from tooldeck.manifest._metaschema import _fast_check
+    from tooldeck.manifest._meta.check import _fast_check
 
     check = _fast_check()
     for path in [*VALID, *INVALID]:
@@ -451,7 +451,7 @@ def test_fast_check_agrees_with_jsonschema_on_every_fixture() -> None:
 
 def test_fast_check_agrees_with_jsonschema_on_mutated_manifests() -> None:
     """Thousands of near-valid documents: the compiled check and jsonschema never disagree."""
-    from tooldeck.manifest._metaschema import _fast_check
+    from tooldeck.manifest._meta.check import _fast_check
 
     check = _fast_check()
     rng = random.Random(20261123)
@@ -483,7 +483,7 @@ def test_fast_check_agrees_with_jsonschema_on_mutated_manifests() -> None:
     ],
 )
 def test_compile_schema_agrees_with_jsonschema(schema: dict[str, Any], values: list[Any]) -> None:
-    from tooldeck.manifest._metaschema import compile_schema
+    from tooldeck.manifest._meta.check import compile_schema
 
     check = compile_schema(schema, schema)
     for value in values:
@@ -491,7 +491,7 @@ def test_compile_schema_agrees_with_jsonschema(schema: dict[str, Any], values: l
 
 
 def test_compile_schema_follows_recursive_references() -> None:
-    from tooldeck.manifest._metaschema import compile_schema
+    from tooldeck.manifest._meta.check import compile_schema
 
     schema = {
         "$defs": {
@@ -518,8 +518,8 @@ def test_checking_a_valid_manifest_does_not_import_jsonschema() -> None:
     """The meta-schema is inside the compiled subset: jsonschema is only for explaining failures."""
     code = (
         "import sys\n"
-        "from tooldeck.manifest._metaschema import check_document\n"
-        "from tooldeck.manifest._yamlsource import read_yaml\n"
+        "from tooldeck.manifest._meta.check import check_document\n"
+        "from tooldeck._yaml.source import read_yaml\n"
         f"doc = read_yaml({str(VALID[0])!r})\n"
         "assert check_document(doc) == []\n"
         "print('jsonschema' in sys.modules)\n"

@@ -6,7 +6,7 @@ import copy
 from typing import Any
 
 from tooldeck import Param, ToolRegistry
-from tooldeck._nulls import NullPlan, null_plan, optional_non_null, rejects_null
+from tooldeck._validation.nulls import NullPlan, null_plan, optional_non_null, rejects_null
 from tooldeck.providers import export_tools
 
 

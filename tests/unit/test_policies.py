@@ -20,7 +20,7 @@ from tooldeck import (
     ToolRegistry,
     ToolResult,
 )
-from tooldeck._policies import WorkerPool
+from tooldeck._calling.policies import WorkerPool
 
 FAST_RETRY = RetrySpec(attempts=3, backoff=0.001, max_backoff=0.002)
 

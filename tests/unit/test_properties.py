@@ -1,13 +1,13 @@
-"""tooldeck._properties: the seed's java.util.Properties format, flat and nested."""
+"""tooldeck._config.javaprops: the seed's java.util.Properties format, flat and nested."""
 
 from pathlib import Path
 
 import pytest
 
-from tooldeck import _config
-from tooldeck._config import load_config
+from tooldeck._config import configuration as _config
+from tooldeck._config.configuration import load_config
+from tooldeck._config.javaprops import json_path, parse_properties, read_properties
 from tooldeck._diagnostics import Diagnostic, Severity, SourceLocation
-from tooldeck._properties import json_path, parse_properties, read_properties
 
 
 def write(tmp_path: Path, name: str, text: str, encoding: str = "utf-8") -> Path:

@@ -11,7 +11,7 @@ from jsonschema import Draft202012Validator
 
 from tooldeck import Param, ParamDescriptor, RegistrationError, ToolRegistry, tool_input_schema
 from tooldeck._schema import param_schema
-from tooldeck._schema_validator import schema_validator
+from tooldeck._validation.validator import schema_validator
 
 
 def build(*params: ParamDescriptor, tool_name: str | None = None) -> dict[str, Any]:

@@ -20,11 +20,11 @@ import pytest
 
 from tests.security import test_handler_resolution as attacks
 from tooldeck._inference import describe_handler, infer_params
+from tooldeck._lint.rules import _never_awaits
+from tooldeck._lint.signature import accepted_types
 from tooldeck._schema import param_schema
-from tooldeck.manifest._lintrules import _never_awaits
-from tooldeck.manifest._lintsignature import accepted_types
 from tooldeck.manifest._resolve import ResolveError, resolve_handler
-from tooldeck.manifest._staticresolve import StaticResolver, static_notes
+from tooldeck.manifest._static.resolve import StaticResolver, static_notes
 
 SHAPES_PY = '''
 """Handler shapes, imported and read as source."""
@@ -283,7 +283,7 @@ def test_static_reading_derives_what_importing_derives(shapes: Path, short: str)
 
 
 def test_a_stand_in_cannot_be_called(shapes: Path):
-    from tooldeck.manifest._staticresolve import StaticHandlerCalled
+    from tooldeck.manifest._static.resolve import StaticHandlerCalled
 
     static = StaticResolver()(_full("tools:scalars"), ALLOWED)
     with pytest.raises(StaticHandlerCalled):
@@ -452,7 +452,7 @@ def test_static_reading_imports_neither_the_module_nor_pydantic(tmp_path: Path):
     script = (
         "import sys\n"
         f"sys.path.insert(0, {str(tmp_path)!r})\n"
-        "from tooldeck.manifest._staticresolve import StaticResolver\n"
+        "from tooldeck.manifest._static.resolve import StaticResolver\n"
         "StaticResolver()('tdstatic_model:add', ('tdstatic_model',))\n"
         "print(sorted(m for m in ('pydantic', 'tdstatic_model') if m in sys.modules))\n"
     )

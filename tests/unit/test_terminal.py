@@ -106,7 +106,7 @@ def test_names_the_class_allows_and_the_stricter_remote_rule():
 def test_the_meta_schema_refuses_names_with_the_same_class():
     import re
 
-    from tooldeck.manifest._metaschema import manifest_schema
+    from tooldeck.manifest._meta.check import manifest_schema
 
     defs = manifest_schema()["$defs"]
     patterns = {

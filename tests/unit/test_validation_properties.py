@@ -26,9 +26,9 @@ from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
 from tooldeck import ParamDescriptor, ToolRegistry, tool_input_schema
-from tooldeck._formats import FORMAT_CHECKER
-from tooldeck._schema_validator import schema_validator
-from tooldeck._validation import compile_object_checker
+from tooldeck._paramcheck import compile_object_checker
+from tooldeck._validation.formats import FORMAT_CHECKER
+from tooldeck._validation.validator import schema_validator
 
 SETTINGS = settings(
     max_examples=150,

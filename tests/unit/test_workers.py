@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 from tooldeck import ToolRegistry
-from tooldeck._workers import HandlerTimedOut, PoolSaturated, WorkerPool
+from tooldeck._calling.workers import HandlerTimedOut, PoolSaturated, WorkerPool
 
 HANG = 30.0
 """Seconds a subprocess gets; the bug made it spin until killed."""
@@ -46,7 +46,7 @@ def test_a_tracer_works_after_a_task_ran_on_a_worker_thread():
     done = run_python(
         """
         import sys
-        from tooldeck._workers import WorkerPool
+        from tooldeck._calling.workers import WorkerPool
 
         def traced():
             return sum(i for i in range(10))
@@ -95,7 +95,7 @@ def test_a_tracer_works_after_an_interrupted_handler():
     done = run_python(
         """
         import sys, threading, time
-        from tooldeck._workers import HandlerTimedOut, WorkerPool
+        from tooldeck._calling.workers import HandlerTimedOut, WorkerPool
 
         ended = threading.Event()
 

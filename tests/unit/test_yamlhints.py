@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tooldeck.manifest._yamlsource import read_yaml
+from tooldeck._yaml.source import read_yaml
 
 CASES = [
     (

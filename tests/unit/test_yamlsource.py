@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tooldeck.manifest._yamlsource import MAX_BYTES, MAX_DEPTH, YamlDocument, json_path, read_yaml
+from tooldeck._yaml.source import MAX_BYTES, MAX_DEPTH, YamlDocument, json_path, read_yaml
 
 
 @pytest.fixture
@@ -461,7 +461,7 @@ def test_json_path_formatting(path: tuple[str | int, ...], text: str) -> None:
 
 
 def test_odd_keys_in_diagnostics_get_bracketed_paths(tmp_path: Path) -> None:
-    from tooldeck.manifest._metaschema import check_document
+    from tooldeck.manifest._meta.check import check_document
 
     path = tmp_path / "m.yaml"
     path.write_text(
@@ -513,7 +513,7 @@ def _tags(node: object) -> list[tuple[str, object]]:
 def test_memoised_resolver_tags_every_scalar_as_pyyaml_does() -> None:
     import yaml
 
-    from tooldeck.manifest import _yamlsource
+    from tooldeck._yaml import source as _yamlsource
 
     lines = []
     for index, text in enumerate(RESOLVER_SCALARS):
@@ -529,7 +529,7 @@ def test_memoised_resolver_tags_every_scalar_as_pyyaml_does() -> None:
 def test_memoised_resolver_tags_the_repository_manifests_as_pyyaml_does() -> None:
     import yaml
 
-    from tooldeck.manifest import _yamlsource
+    from tooldeck._yaml import source as _yamlsource
 
     root = Path(__file__).resolve().parents[2]
     files = [*root.glob("manifests/*.yaml"), *root.glob("tests/fixtures/**/*.yaml")]

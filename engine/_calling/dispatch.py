@@ -1,0 +1,257 @@
+"""Calling registered tools: ``call``, ``acall``, ``call_many``, ``acall_many``.
+
+:class:`CallDispatch` is the calling half of :class:`~tooldeck.ToolRegistry`
+(a mixin, so a call costs no extra frame). Resolving a name, choosing the
+path and settling the outcome are written once; the sync and async methods
+differ only where one of them awaits. Plain tools (no per-tool policy) on a
+registry without hooks, a default timeout or a tracer take the fast path in
+:mod:`tooldeck._calling.calls`; everything else goes through :mod:`tooldeck._calling.execution`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Literal, cast
+
+from .._calltypes import ToolCall, ToolResult
+from .._errors import ToolCallError
+from .._log import get_logger
+from .._portal import run_on
+from .calls import (
+    acall_prepared,
+    call_prepared,
+    new_call_id,
+    unavailable_use,
+    unknown_tool,
+)
+from .execution import arun_guarded, run_guarded
+from .tracing import tracing_active
+
+if TYPE_CHECKING:
+    from .._binding import CallEnv, PreparedTool
+    from .._entries import Snapshot
+    from .._model import McpToolUse
+    from .._secrets import Secrets
+    from .execution import Policy
+
+__all__ = ["CallDispatch", "CallLike", "Strategy"]
+
+log = get_logger("tooldeck.registry")
+
+Strategy = Literal["sequential", "parallel"]
+CallLike = ToolCall | tuple[str, Any] | Mapping[str, Any]
+"""A call in a batch: a ToolCall, a ``(name, arguments)`` pair or ``{"name", "arguments"}``."""
+
+
+class CallDispatch:
+    """The call methods of the registry; see the module docstring."""
+
+    _snapshot: Snapshot
+    _env: CallEnv
+    _policy: Policy
+    _fast: bool
+    """No registry-wide policy: plain tools may take the fast path."""
+    _lenient: bool
+    _raise_errors: bool
+    secrets: Secrets
+
+    def call(
+        self,
+        name: str,
+        arguments: Any = None,
+        *,
+        context: Mapping[str, Any] | None = None,
+        call_id: str | None = None,
+        raise_errors: bool | None = None,
+    ) -> ToolResult:
+        """Call a tool with arguments (a JSON string, a mapping or None).
+
+        Never raises for a tool failure: the result says what went wrong in
+        words for the model, unless ``raise_errors`` (or the registry
+        setting) asks for a :class:`ToolCallError`.
+        """
+        call_id = call_id or new_call_id()
+        entry = self._snapshot.tools.get(name) or self._resolve(name)
+        if entry is None:
+            return self._settle(self._missing(name, call_id), raise_errors)
+        lenient = self._lenient if entry.spec.lenient is None else entry.spec.lenient
+        if entry.plain and self._fast and not tracing_active():
+            result = call_prepared(
+                entry, arguments, self._env, call_id=call_id, extra=context, lenient=lenient
+            )
+        else:
+            result = run_guarded(
+                entry,
+                arguments,
+                self._env,
+                self._policy,
+                call_id=call_id,
+                extra=context,
+                lenient=lenient,
+            )
+        if result.ok and not self.secrets:
+            return result  # the common case, without a call to _settle
+        return self._settle(result, raise_errors)
+
+    async def acall(
+        self,
+        name: str,
+        arguments: Any = None,
+        *,
+        context: Mapping[str, Any] | None = None,
+        call_id: str | None = None,
+        raise_errors: bool | None = None,
+    ) -> ToolResult:
+        """The async twin of :meth:`call`; async handlers run on the registry's loop."""
+        call_id = call_id or new_call_id()
+        entry = self._resolve(name)
+        if entry is None:
+            return self._settle(self._missing(name, call_id), raise_errors)
+        lenient = self._lenient if entry.spec.lenient is None else entry.spec.lenient
+        if entry.plain and self._fast and not tracing_active():
+            if entry.spec.inline and not entry.is_async:  # runs right here: the sync fast path
+                result = call_prepared(
+                    entry, arguments, self._env, call_id=call_id, extra=context, lenient=lenient
+                )
+            else:
+                result = await acall_prepared(
+                    entry,
+                    arguments,
+                    self._env,
+                    call_id=call_id,
+                    extra=context,
+                    lenient=lenient,
+                    pool=self._policy.pool,
+                )
+        else:
+            result = await arun_guarded(
+                entry,
+                arguments,
+                self._env,
+                self._policy,
+                call_id=call_id,
+                extra=context,
+                lenient=lenient,
+            )
+        if result.ok and not self.secrets:
+            return result  # the common case, without a call to _settle
+        return self._settle(result, raise_errors)
+
+    def call_many(
+        self,
+        calls: Iterable[CallLike],
+        *,
+        strategy: Strategy = "sequential",
+        limit: int | None = None,
+        context: Mapping[str, Any] | None = None,
+    ) -> list[ToolResult]:
+        """Run a model's batch of tool calls; results come back in the calls' order.
+
+        One failure never stops the others. ``parallel`` runs them
+        concurrently (at most ``limit`` at a time) on the registry's loop.
+        """
+        batch = _batch(calls, strategy, limit)
+        if strategy == "sequential":
+            return [
+                self.call(c.name, c.arguments, call_id=c.call_id, context=context) for c in batch
+            ]
+        return run_on(  # type: ignore[no-any-return]
+            self._env.portal,
+            lambda: self.acall_many(batch, strategy="parallel", limit=limit, context=context),
+        )
+
+    async def acall_many(
+        self,
+        calls: Iterable[CallLike],
+        *,
+        strategy: Strategy = "parallel",
+        limit: int | None = None,
+        context: Mapping[str, Any] | None = None,
+    ) -> list[ToolResult]:
+        """The async twin of :meth:`call_many` (parallel by default)."""
+        import asyncio
+
+        batch = _batch(calls, strategy, limit)
+        if strategy == "sequential":
+            return [
+                await self.acall(c.name, c.arguments, call_id=c.call_id, context=context)
+                for c in batch
+            ]
+        gate = asyncio.Semaphore(limit or len(batch) or 1)
+
+        async def one(call: ToolCall) -> ToolResult:
+
+            async with gate:
+                return await self.acall(
+                    call.name, call.arguments, call_id=call.call_id, context=context
+                )
+
+        return list(await asyncio.gather(*(one(c) for c in batch)))
+
+    # ------------------------------------------------------------ shared steps
+    def _missing(self, name: str, call_id: str) -> ToolResult:
+        """The failed result for a name no tool has: a ``use:`` entry's waits for its server."""
+        use = self._snapshot.table("tool_use").get(name)
+        if use is not None:
+            return unavailable_use(cast("McpToolUse", use.value), call_id)
+        return unknown_tool(name, self._snapshot.tools, call_id)
+
+    def _resolve(self, name: str) -> PreparedTool | None:
+        """The tool called ``name``, or whose provider-safe name is ``name``."""
+        snap = self._snapshot
+        entry = snap.tools.get(name)
+        if entry is None and name in snap.aliases:
+            entry = snap.tools.get(snap.aliases[name])
+        return entry
+
+    def _settle(self, result: ToolResult, raise_errors: bool | None) -> ToolResult:
+        """Every result passes here: secrets masked, failures logged, raised if asked."""
+        secrets = self.secrets
+        if result.ok:
+            if secrets:
+                result.text = secrets.redact(result.text)
+            return result
+        if secrets:
+            result.text = secrets.redact(result.text)
+            if result.error is not None:
+                result.error.message = secrets.redact(result.error.message)
+        log.warning(  # %r: a caller's name may hold control characters (a log line is one line)
+            "tool call failed: tool=%r kind=%s call_id=%s attempts=%d",
+            result.tool_name,
+            result.error.kind if result.error is not None else "?",
+            result.call_id,
+            result.attempts,
+        )
+        if self._raise_errors if raise_errors is None else raise_errors:
+            _raise(result, secrets)
+        return result
+
+
+def _raise(result: ToolResult, secrets: Secrets) -> None:
+    error = result.error
+    assert error is not None
+    cause = error.exception
+    if cause is not None and secrets and secrets.redact(str(cause)) != str(cause):
+        cause = None  # its message holds a secret; a traceback would print it
+    raise ToolCallError(error.kind, error.message, tool_name=result.tool_name) from cause
+
+
+def _batch(calls: Iterable[CallLike], strategy: str, limit: int | None) -> list[ToolCall]:
+    if strategy not in ("sequential", "parallel"):
+        raise ValueError(f"strategy={strategy!r} is not 'sequential' or 'parallel'")
+    if limit is not None and limit < 1:
+        raise ValueError("limit must be at least 1")
+    return [_as_call(c) for c in calls]
+
+
+def _as_call(item: CallLike) -> ToolCall:
+    if isinstance(item, ToolCall):
+        return item
+    if isinstance(item, tuple):
+        name, arguments = item
+        return ToolCall(name, arguments)
+    if isinstance(item, Mapping):
+        return ToolCall(item["name"], item.get("arguments"), item.get("call_id"))
+    raise TypeError(
+        f"a call must be a ToolCall, a (name, arguments) tuple or a mapping, not {item!r}"
+    )

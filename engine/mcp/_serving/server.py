@@ -1,0 +1,467 @@
+"""The registry as an MCP server: tools and prompts on the ``mcp`` package's low-level Server.
+
+The schemas clients see are the registry's own (:meth:`ToolRegistry.input_schema`),
+never a second generator's, and so is the ``outputSchema`` read from a handler's
+return annotation (:mod:`tooldeck.mcp._serving.output`); a call goes through
+:meth:`ToolRegistry.acall`, so validation, approval, timeouts and secret
+redaction are the registry's. The registry's approver can ask the client that
+made the call, by elicitation (:func:`tooldeck.mcp._serving.approval.elicit_approval`):
+each call of a tool with side effects (the only ones it is asked about) runs
+marked with its connection and request. A call that fails is a
+tool result with ``isError: true`` and the model-facing words, never a protocol
+error.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+from typing import TYPE_CHECKING, Any
+
+import mcp_types as types
+from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
+from mcp.server.lowlevel import NotificationOptions, Server
+from mcp.server.session import ServerSession
+from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler
+from mcp.shared.subscriptions import PromptsListChanged, ToolsListChanged
+
+from ..._errors import ToolCallError
+from ..._hints import READ_ONLY_TAGS, tool_hints
+from ..._version import __version__
+from .approval import DEFAULT_APPROVAL_TIMEOUT, McpCall, mark_call, unmark_call
+from .output import OutputSchema, call_result, output_schema
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from pathlib import Path
+
+    from starlette.applications import Starlette
+
+    from ..._entries import RegistryChange
+    from ..._model import ToolSpec
+    from ..._registry import ToolRegistry
+    from ...manifest._events import ReloadEvent
+
+__all__ = [
+    "READ_ONLY_TAGS",
+    "RegistryServer",
+    "Reload",
+    "build_server",
+    "call_result",
+    "serve_http",
+    "serve_stdio",
+]
+
+logger = logging.getLogger(__name__)
+
+_SESSION_HEADER = "mcp-session-id"
+
+
+class RegistryServer:
+    """A low-level MCP ``Server`` answering from a :class:`ToolRegistry`, live.
+
+    Every list is read from the registry when asked, so a reload shows at the
+    next ``tools/list``; :meth:`announce` tells connected sessions that a list
+    changed (``notifications/tools/list_changed``, ``prompts/list_changed``).
+    """
+
+    def __init__(
+        self,
+        registry: ToolRegistry,
+        *,
+        name: str = "tooldeck",
+        list_changed: bool = False,
+        approval_timeout: float = DEFAULT_APPROVAL_TIMEOUT,
+    ) -> None:
+        self.registry = registry
+        self.list_changed = list_changed
+        self.approval_timeout = approval_timeout
+        """Seconds a client has to answer an approval request (elicitation)."""
+        self.stateless = False
+        """Serving stateless HTTP: no client can be asked anything (set by :meth:`http_app`)."""
+        self.attachment: Any = None
+        """The attached ``via: client`` servers (an McpAttachment) while serving, if any."""
+        self.events = InMemorySubscriptionBus()
+        """Change events for 2026-07-28 clients, which listen (``subscriptions/listen``)
+        instead of receiving ``list_changed`` notifications on a session."""
+        self._outputs: dict[str, tuple[ToolSpec, OutputSchema | None]] = {}
+        self.sessions: list[ServerSession] = []
+        """One session per initialized connection, for server-initiated notifications
+        (kept only with ``list_changed``: nothing else is sent unasked)."""
+        self.server: Server[Any] = Server(
+            name,
+            version=__version__,
+            get_tool_input_schema=self._input_schema_or_none,
+            on_list_tools=self._list_tools,
+            on_call_tool=self._call_tool,
+            on_list_prompts=self._list_prompts,
+            on_get_prompt=self._get_prompt,
+            on_subscriptions_listen=ListenHandler(self.events) if list_changed else None,
+        )
+        if list_changed:  # the sessions serve only announce(), which needs list_changed
+            self.server.middleware.append(self._track_sessions)
+
+    def initialization_options(self) -> Any:
+        return self.server.create_initialization_options(
+            NotificationOptions(tools_changed=self.list_changed, prompts_changed=self.list_changed)
+        )
+
+    # ------------------------------------------------------------------ tools
+    def tool(self, spec: ToolSpec) -> types.Tool:
+        """The MCP definition of one tool, with the registry's schema and declared hints.
+
+        The annotations are :func:`~tooldeck._hints.tool_hints`, as ``export
+        --provider mcp`` prints them; none for a tool that declares none.
+        """
+        hints = tool_hints(spec)
+        output = self.output(spec)
+        return types.Tool(
+            name=self.registry.safe_name(spec.name),
+            description=spec.description,
+            input_schema=self.registry.input_schema(spec.name),
+            output_schema=output.schema if output is not None else None,
+            annotations=types.ToolAnnotations.model_validate(hints) if hints else None,
+        )
+
+    def output(self, spec: ToolSpec) -> OutputSchema | None:
+        """The tool's ``outputSchema`` (cached while the registry holds the same spec)."""
+        cached = self._outputs.get(spec.name)
+        if cached is not None and cached[0] is spec:
+            return cached[1]
+        output = output_schema(spec)
+        self._outputs[spec.name] = (spec, output)
+        return output
+
+    def _input_schema_or_none(self, name: str) -> dict[str, Any] | None:
+        try:
+            return self.registry.input_schema(name)
+        except KeyError:
+            return None
+
+    async def _list_tools(
+        self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        if self.attachment is not None:  # lazy servers and expired tool lists: list them now
+            await self.attachment.ensure_fresh()
+        return types.ListToolsResult(tools=[self.tool(spec) for spec in self.registry.tools()])
+
+    async def _call_tool(
+        self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
+        registry = self.registry
+        context = {"mcp_session_id": _session_id(ctx), "mcp_request_id": ctx.request_id}
+        spec = registry.get_tool(params.name)
+        # Only a tool with side effects asks the approver, which may ask this client:
+        # mark the call for it then (an unknown tool is answered without asking anyone).
+        token = None
+        if spec is not None and spec.side_effects:
+            token = mark_call(
+                McpCall(
+                    ctx.session,
+                    ctx.request_id,
+                    stateless=self.stateless,
+                    timeout=self.approval_timeout,
+                    redact=registry.secrets.redact,
+                )
+            )
+        try:
+            result = await registry.acall(
+                params.name, params.arguments or {}, context=context, raise_errors=False
+            )
+        except Exception as exc:  # a bug below must still answer as a tool error
+            logger.exception("tool %r failed unexpectedly", params.name)
+            text = self.registry.secrets.redact(
+                f"Error (internal_error): {type(exc).__name__}: {exc}"
+            )
+            return types.CallToolResult(content=[types.TextContent(text=text)], is_error=True)
+        finally:
+            if token is not None:
+                unmark_call(token)
+        return call_result(result, self.output(spec) if spec is not None else None)
+
+    # ---------------------------------------------------------------- prompts
+    async def _list_prompts(
+        self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListPromptsResult:
+        prompts = [
+            types.Prompt(
+                name=spec.name,
+                description=spec.description or None,
+                arguments=[
+                    types.PromptArgument(
+                        name=param.name,
+                        description=param.description or None,
+                        required=param.required and _no_default(param.default),
+                    )
+                    for param in spec.params
+                ],
+            )
+            for spec in self.registry.prompts()
+        ]
+        return types.ListPromptsResult(prompts=prompts)
+
+    async def _get_prompt(
+        self, ctx: ServerRequestContext[Any], params: types.GetPromptRequestParams
+    ) -> types.GetPromptResult:
+        from mcp.shared.exceptions import MCPError
+
+        spec = self.registry.get_prompt(params.name)
+        if spec is None:
+            raise MCPError(code=types.INVALID_PARAMS, message=f"unknown prompt {params.name!r}")
+        try:
+            message = self.registry.render_prompt(params.name, dict(params.arguments or {}))
+        except ToolCallError as exc:  # bad arguments: the client asked wrongly
+            raise MCPError(code=types.INVALID_PARAMS, message=exc.message) from None
+        return types.GetPromptResult(
+            description=spec.description or None,
+            messages=[
+                types.PromptMessage(role=message.role, content=types.TextContent(text=message.text))
+            ],
+        )
+
+    # ----------------------------------------------------------- notifications
+    async def _track_sessions(
+        self, ctx: ServerRequestContext[Any, Any], call_next: CallNext
+    ) -> HandlerResult:
+        """Keep the session of each connection once it has answered ``initialize``.
+
+        Kept at ``initialize`` rather than at ``notifications/initialized``: a
+        client's ``initialize()`` returns before the server has read that
+        notification, and a change in between must still be announced.
+        """
+        result = await call_next(ctx)
+        if ctx.method == "initialize":
+            session = ctx.session
+            self.sessions.append(session)
+            # Forget it when its connection closes. ServerRequestContext does not
+            # expose the connection (mcp 2.3); its exit stack is the documented
+            # place for per-connection teardown, so reach it when it is there.
+            connection = getattr(session, "_connection", None)
+            exit_stack = getattr(connection, "exit_stack", None)
+            if exit_stack is not None:
+                exit_stack.callback(self._forget, session)
+        return result
+
+    def _forget(self, session: ServerSession) -> None:
+        if session in self.sessions:
+            self.sessions.remove(session)
+
+    async def announce(self, change: RegistryChange) -> None:
+        """Tell every connected session which lists changed."""
+        if not self.list_changed or not (change.tools_changed or change.prompts_list_changed):
+            return
+        if change.tools_changed:
+            await self.events.publish(ToolsListChanged())
+        if change.prompts_list_changed:
+            await self.events.publish(PromptsListChanged())
+        for session in list(self.sessions):  # notifying never raises: delivery is best effort
+            if change.tools_changed:
+                await session.send_tool_list_changed()
+            if change.prompts_list_changed:
+                await session.send_prompt_list_changed()
+
+    async def on_registry_change(self, group: str | None, change: RegistryChange) -> None:
+        """A registry subscriber (async: runs on the serving loop)."""
+        await self.announce(change)
+
+    # -------------------------------------------------------------- transports
+    def http_app(self, *, host: str = "127.0.0.1", stateless: bool = False) -> Starlette:
+        """The Starlette app serving Streamable HTTP at ``/mcp``.
+
+        ``stateless``: every request stands alone, so nothing can be asked of the
+        client; side effects needing approval are denied
+        (:data:`tooldeck.mcp._serving.approval.STATELESS`).
+        """
+        self.stateless = stateless
+        return self.server.streamable_http_app(
+            streamable_http_path="/mcp", stateless_http=stateless, host=host
+        )
+
+
+def _no_default(default: Any) -> bool:
+    from ..._params import MISSING
+
+    return default is MISSING
+
+
+def _session_id(ctx: ServerRequestContext[Any]) -> str | None:
+    """The Streamable HTTP session id of the request; ``None`` on stdio and stateless HTTP."""
+    headers = getattr(ctx.request, "headers", None)
+    if headers is None:
+        return None
+    value = headers.get(_SESSION_HEADER)
+    return value if isinstance(value, str) else None
+
+
+def build_server(
+    registry: ToolRegistry,
+    *,
+    name: str = "tooldeck",
+    list_changed: bool = False,
+    approval_timeout: float = DEFAULT_APPROVAL_TIMEOUT,
+) -> RegistryServer:
+    """An MCP server for ``registry``; ``list_changed`` announces list changes to clients.
+
+    ``approval_timeout``: how long a client has to answer an approval request
+    when the registry's approver is :func:`~tooldeck.mcp._serving.approval.elicit_approval`.
+    """
+    return RegistryServer(
+        registry, name=name, list_changed=list_changed, approval_timeout=approval_timeout
+    )
+
+
+# ------------------------------------------------------------------ serving
+class Reload:
+    """What ``--reload`` needs: the manifests to watch and how to load them."""
+
+    def __init__(
+        self,
+        paths: Sequence[Path],
+        *,
+        config: Any = None,
+        allow_handlers: Sequence[str] = (),
+    ) -> None:
+        self.paths = list(paths)
+        self.config = config
+        self.allow_handlers = list(allow_handlers)
+
+
+async def _with_reload(served: RegistryServer, reload: Reload | None, body: Any) -> None:
+    """Run ``body()`` beside the manifest watcher (when reloading), after the first load."""
+    import asyncio
+    import contextlib
+
+    registry = served.registry
+    registry.use_loop(asyncio.get_running_loop())
+    unsubscribe = registry.subscribe(served.on_registry_change)
+    try:
+        if reload is None:
+            await body()
+            return
+        from ..._reload import watch
+
+        loaded = asyncio.Event()
+        stop = asyncio.Event()
+
+        def report(event: ReloadEvent) -> None:
+            if not event.ok:
+                sys.stderr.write("".join(f"  {line}\n" for line in event.lines()))
+                sys.stderr.flush()
+            loaded.set()
+
+        watcher = asyncio.create_task(
+            watch(
+                registry,
+                reload.paths,
+                config=reload.config,
+                allow_handlers=reload.allow_handlers,
+                on_reload=report,
+                stop_event=stop,
+            )
+        )
+        waiting = asyncio.create_task(loaded.wait())
+        await asyncio.wait({watcher, waiting}, return_when=asyncio.FIRST_COMPLETED)
+        if watcher.done():
+            waiting.cancel()
+            await watcher  # raises what stopped it
+            return
+        try:
+            await body()
+        finally:
+            stop.set()
+            watcher.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await watcher
+    finally:
+        unsubscribe()
+
+
+async def serve_stdio(
+    registry: ToolRegistry,
+    *,
+    reload: Reload | None = None,
+    name: str = "tooldeck",
+    approval_timeout: float = DEFAULT_APPROVAL_TIMEOUT,
+    attach: bool = True,
+    connect_timeout: float = 30.0,
+) -> None:
+    """Serve over stdin/stdout until the client closes them (stdout carries only protocol).
+
+    With ``attach`` (the default) the ``via: client`` servers the manifests
+    declare are attached while serving, so their tools are served too.
+    """
+    from mcp.server.stdio import stdio_server
+
+    from .stdin import daemon_stdin
+
+    served = build_server(
+        registry, name=name, list_changed=reload is not None, approval_timeout=approval_timeout
+    )
+    # stdin read by a daemon thread: told to stop (SIGTERM, Ctrl-C), serving ends even
+    # while the client keeps stdin open, after the attached servers are stopped.
+    async with daemon_stdin() as stdin, stdio_server(stdin=stdin) as (read_stream, write_stream):
+
+        async def body() -> None:
+            await served.server.run(read_stream, write_stream, served.initialization_options())
+
+        await _with_reload(served, reload, _attached(served, body, attach, connect_timeout))
+
+
+async def serve_http(
+    registry: ToolRegistry,
+    *,
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    stateless: bool = False,
+    reload: Reload | None = None,
+    name: str = "tooldeck",
+    approval_timeout: float = DEFAULT_APPROVAL_TIMEOUT,
+    attach: bool = True,
+    connect_timeout: float = 30.0,
+) -> None:
+    """Serve Streamable HTTP at ``http://host:port/mcp`` with uvicorn until interrupted.
+
+    ``attach`` and ``connect_timeout``: as for :func:`serve_stdio`.
+    """
+    import uvicorn
+
+    served = build_server(
+        registry,
+        name=name,
+        list_changed=reload is not None and not stateless,
+        approval_timeout=approval_timeout,
+    )
+    app = served.http_app(host=host, stateless=stateless)
+    # No colours: uvicorn's would be ESC sequences in the log, which the CLI shows escaped
+    # (its log lines quote request paths, text from clients, so they pass the escaping).
+    config = uvicorn.Config(
+        app, host=host, port=port, log_level="warning", lifespan="on", use_colors=False
+    )
+    server = uvicorn.Server(config)
+
+    async def body() -> None:
+        await server.serve()
+
+    await _with_reload(served, reload, _attached(served, body, attach, connect_timeout))
+
+
+def _attached(served: RegistryServer, body: Any, attach: bool, connect_timeout: float) -> Any:
+    """``body`` with the registry's ``via: client`` servers attached around it.
+
+    The attachment follows the registry: servers a reload declares later are
+    attached then, and removed ones detached.
+    """
+    if not attach:
+        return body
+
+    async def attached_body() -> None:
+        from .._attaching import attach_servers
+
+        async with attach_servers(served.registry, connect_timeout=connect_timeout) as attachment:
+            served.attachment = attachment
+            try:
+                await body()
+            finally:
+                served.attachment = None
+
+    return attached_body
