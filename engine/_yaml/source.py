@@ -88,7 +88,7 @@ MAX_BYTES = 2 * 1024 * 1024
 MAX_NODES = 200_000
 """Node visits after alias and merge expansion before a document is refused (TD206).
 
-A scalar or key also counts one visit per 128 characters (``_yamlconvert._TEXT_PER_VISIT``),
+A scalar or key also counts one visit per 128 characters (``convert._TEXT_PER_VISIT``),
 so aliases cannot multiply megabytes of text for the checks that follow either.
 """
 

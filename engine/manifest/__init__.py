@@ -1,11 +1,12 @@
 """The manifest layer: YAML files -> specs -> registry groups, once or live.
 
-Read (``_yamlsource``: hardened YAML with positions) -> check (``_metaschema``)
--> interpolate (``_interpolate``: ``${env:...}``, ``${config:...}``) -> build
-(``_build``: specs, handler resolution through ``_resolve``, tools prepared
-once) -> register (``_live``: one registry group per file, last good version
-kept) ; ``_manifests`` is the one-shot form and ``_lint`` adds the checks CI
-runs. Public names load on first use, like the top-level package's.
+Read (``tooldeck._yaml``: hardened YAML with positions) -> check (``_meta``: the
+meta-schema) -> interpolate (``_interpolate``: ``${env:...}``, ``${config:...}``) -> build
+(``_build``: specs, handler resolution through ``_resolve``, or from source through
+``_static`` for ``lint --static``; tools prepared once) -> register (``_live``: one
+registry group per file, last good version kept); ``_manifests`` is the one-shot form,
+and ``tooldeck._lint`` adds the checks CI runs. Public names load on first use, like the
+top-level package's.
 """
 
 import typing

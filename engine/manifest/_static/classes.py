@@ -31,7 +31,7 @@ __all__ = ["TypeReading", "rebuild_class"]
 
 
 class TypeReading(Protocol):
-    """What rebuilding a class needs from :class:`~._statictypes.TypeReader`."""
+    """What rebuilding a class needs from :class:`~.types.TypeReader`."""
 
     notes: list[str]
 

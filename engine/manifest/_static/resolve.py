@@ -3,9 +3,9 @@
 The twin of :func:`tooldeck.manifest._resolve.resolve_handler` for a CI gate
 that must judge a pull request without running it: the same allow-list, the
 same refusals (TD310-TD315, judged by where a definition lives), but the
-module is found and parsed (:mod:`._staticsource`), never imported. The
+module is found and parsed (:mod:`.source`), never imported. The
 result is a stand-in function with the handler's signature, annotations
-(:mod:`._statictypes`), docstring and sync/async kind, which the rest of
+(:mod:`.types`), docstring and sync/async kind, which the rest of
 loading and every lint rule treat like the real handler; calling it raises.
 
 What only running the code could tell (a name made at run time, a

@@ -2,7 +2,7 @@
 
 :class:`Walker` follows module bindings, ``from`` imports (into the modules
 ``follow`` accepts), star imports (as far as ``__all__`` lets them), class
-bodies along their MRO (:mod:`._staticmro`) and the decorators whose effect
+bodies along their MRO (:mod:`.mro`) and the decorators whose effect
 is known. What running the module could change (a name rebound by
 ``globals()`` or a function declaring it ``global``, a class a decorator
 may replace, a package that rewrites its ``__path__``, an instance made by
@@ -315,7 +315,7 @@ class Walker:
 
     # ----------------------------------------------------------------- classes
     def class_attr(self, cls: ClassDef, name: str, *, instance: bool) -> Value:
-        """``cls.name`` (or ``instance.name``) along the class's MRO (:mod:`._staticmro`)."""
+        """``cls.name`` (or ``instance.name``) along the class's MRO (:mod:`.mro`)."""
         return self.classes.attr(cls, name, instance=instance)
 
     def mro(self, cls: ClassDef) -> list[Entry]:

@@ -6,7 +6,7 @@ name and arguments) rather than dumped, so what goes back is what every
 OpenAI-compatible server takes, whatever extra fields its replies carry.
 Each output is a ``role: tool`` message with the call's ``tool_call_id``.
 Chat Completions has no hosted tools: the exporter's hosted entries are
-left out with a warning (by :mod:`._loop_run`).
+left out with a warning (by :mod:`.conversation`).
 """
 
 from __future__ import annotations

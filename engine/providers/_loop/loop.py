@@ -7,11 +7,11 @@ again, until a reply has no calls (its text is the answer), a
 
 What differs between Responses and Chat Completions (request shape, how
 calls, outputs and usage are spelled) is an :class:`Api` adapter
-(:mod:`._loop_responses`, :mod:`._loop_chat`); what differs between
+(:mod:`.responses`, :mod:`.chat`); what differs between
 ``OpenAI`` and ``AsyncOpenAI`` is only whether the request, the batch of
 calls and an approval are awaited. So the turn logic is one generator of
 effects, :func:`conversation` (as :mod:`tooldeck._calling.steps` is for a
-call), and the drivers in :mod:`._loop_run` perform its effects sync or
+call), and the drivers in :mod:`.conversation` perform its effects sync or
 async. Nothing here imports ``openai``: the client is passed in, and its
 replies are read by attribute.
 
@@ -200,7 +200,7 @@ class Reply:
 
 
 class Api(Protocol):
-    """How one API spells a conversation (see :mod:`._loop_responses`, :mod:`._loop_chat`)."""
+    """How one API spells a conversation (see :mod:`.responses`, :mod:`.chat`)."""
 
     name: str
     provider: str
