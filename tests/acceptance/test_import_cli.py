@@ -288,13 +288,14 @@ def test_a_manifest_too_large_to_load_is_written_with_a_warning(
     assert (tmp_path / "big.yaml").stat().st_size > 2 * 1024 * 1024
 
 
-def test_the_readme_example_through_the_wired_cli(tmp_path, run_line):
-    """`tooldeck import openai` as the README runs it, then `tooldeck lint` and `call`."""
+def test_the_import_guide_example_through_the_wired_cli(tmp_path, run_line):
+    """`tooldeck import openai` as the import guide runs it, then `tooldeck lint` and `call`."""
     import json as _json
     import re
 
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
-    section = readme[readme.index("## Bring your existing tools") :]
+    from tests.acceptance.doc_pages import example, page
+
+    section = page("guides/import.md")
     definitions = re.search(r"cat > tools.json <<'EOF'\n(.*?)\nEOF", section, re.S).group(1)
     (tmp_path / "tools.json").write_text(definitions, encoding="utf-8")
     done = run_line(
@@ -309,6 +310,9 @@ def test_the_readme_example_through_the_wired_cli(tmp_path, run_line):
     )
     assert done.exit_code == 0, done.output
     assert "TD503" in done.stderr  # the hosted web_search entry, reported not dropped
+    # The stub the guide shows is the one the command wrote.
+    stub = example("guides/import.md", "def get_weather")
+    assert stub in (tmp_path / "myapp" / "tools.py").read_text(encoding="utf-8")
     lint = run_line("lint", "manifests/tools.yaml", "--allow-handlers", "myapp.tools", cwd=tmp_path)
     assert lint.exit_code == 0, lint.output
     exported = run_line(

@@ -1,32 +1,28 @@
-"""The README's commands and examples run as written."""
+"""The README's commands, and the examples the documentation's pages print, run as written.
+
+The README keeps the two commands a newcomer copies; the guides under ``docs/`` hold the
+examples (``tests/acceptance/doc_pages.py`` reads them; ``test_docs_site.py`` runs the rest).
+"""
 
 import os
-import re
 import shlex
 import subprocess
 import sys
 from pathlib import Path
 
+from tests.acceptance.doc_pages import example, run_python, sources
 from tests.conftest import ROOT, SCRIPTS
 
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 
 
 def _blocks(language: str) -> list[str]:
-    return re.findall(rf"```{language}\n(.*?)```", README, flags=re.DOTALL)
+    return sources("README.md", language)
 
 
-def _run_example(marker: str) -> str:
-    """Run the README's Python example containing ``marker``; its standard output."""
-    (example,) = [b for b in _blocks("python") if marker in b]
-    done = subprocess.run(
-        [sys.executable, "-c", example],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+def _run_example(page: str, marker: str) -> str:
+    """Run the Python example of ``page`` containing ``marker``; its standard output."""
+    done = run_python(example(page, marker))
     assert done.returncode == 0, done.stderr
     return done.stdout
 
@@ -68,7 +64,7 @@ def test_main_job_steps_run_after_install():
 
 
 def test_programmatic_api_example_runs():
-    lines = _run_example("def add_order").splitlines()
+    lines = _run_example("guides/api.md", "def add_order").splitlines()
     assert lines[0] == '{"order_id": "O-20261122", "quantity": 3, "express": false}'
     assert lines[1] == "notes.txt.bak"
     assert lines[2] == "True"
@@ -78,7 +74,7 @@ def test_programmatic_api_example_runs():
 def test_manifest_example_lints_clean(run_line, tmp_path):
     (manifest,) = [
         b
-        for b in _blocks("yaml")
+        for b in sources("guides/manifests.md", "yaml")
         if b.lstrip().startswith("# yaml-language-server") and "read_doc" in b
     ]
     (tmp_path / "docs.yaml").write_text(manifest, encoding="utf-8")
@@ -104,15 +100,15 @@ def test_manifest_example_lints_clean(run_line, tmp_path):
 def test_lint_settings_example_is_valid_toml(tmp_path):
     import tomllib
 
-    blocks = [tomllib.loads(b)["tool"]["tooldeck"] for b in _blocks("toml")]
+    blocks = [tomllib.loads(b)["tool"]["tooldeck"] for b in sources("guides/lint-ci.md", "toml")]
     assert any(b.get("lint", {}).get("severity") == {"TD402": "off"} for b in blocks)
 
 
 def test_project_settings_example_is_read_as_documented(tmp_path):
-    """The [tool.tooldeck] example in the README is what the CLI reads, keys and all."""
+    """The [tool.tooldeck] example of the settings guide is what the CLI reads, keys and all."""
     from tooldeck.manifest._settings import find_project
 
-    (block,) = [b for b in _blocks("toml") if "allow_handlers" in b]
+    (block,) = [b for b in sources("guides/project-settings.md", "toml") if "allow_handlers" in b]
     (tmp_path / "pyproject.toml").write_text(block, encoding="utf-8")
     found = find_project(tmp_path)
     assert found is not None
@@ -123,11 +119,40 @@ def test_project_settings_example_is_read_as_documented(tmp_path):
 
 
 def test_execution_policies_example_runs():
-    stdout = _run_example("RetrySpec")
+    stdout = _run_example("guides/policies.md", "RetrySpec")
     assert "not approved: absolute paths are off limits" in stdout
     assert "[True, False]" in stdout
     assert stdout.strip().endswith("page text")
 
 
 def test_hot_reload_example_runs():
-    assert "+ read_file" in _run_example("Watcher(")
+    assert "+ read_file" in _run_example("guides/hot-reload.md", "Watcher(")
+
+
+def test_model_loop_example_runs(tmp_path):
+    """The conversation example, against the scripted OpenAI-compatible server on loopback."""
+    import shutil
+
+    from tests.integration.openai_server import ScriptedServer, Turn, call, say
+
+    shutil.copytree(ROOT / "manifests", tmp_path / "manifests")
+    (tmp_path / "notes.txt").write_text("buy milk\n", encoding="utf-8")
+    with ScriptedServer() as server:
+        server.script(
+            Turn(calls=(call("read_file", {"path": "notes.txt"}, "call_1"),)),
+            say("It says: buy milk."),
+            say("There is no todo.md."),
+        )
+        done = run_python(
+            example("guides/model-loop.md", "MaxTurnsExceeded"),
+            cwd=tmp_path,
+            env={"OPENAI_BASE_URL": server.url, "OPENAI_API_KEY": "test"},
+        )
+    assert done.returncode == 0, done.stderr
+    answer, called, usage = done.stdout.splitlines()
+    assert answer == "It says: buy milk."
+    assert called.split()[1:] == ["read_file", '{"path":', '"notes.txt"}', "True"]
+    assert "requests=2" in usage
+    again = server.bodies()[-1]
+    assert again["instructions"] == "Answer in one sentence."
+    assert "And in todo.md?" in str(again["input"])

@@ -99,7 +99,7 @@ def test_python_dash_m_does_not_let_local_modules_shadow_installed_ones(tmp_path
 def test_a_local_tooldeck_folder_runs_under_python_dash_m_but_not_the_command(
     tmp_path: Path, run_cli
 ):
-    """A stated limit (README, security model): Python resolves ``-m`` before tooldeck runs."""
+    """A stated limit (docs/security.md): Python resolves ``-m`` before tooldeck runs."""
     import subprocess
     import sys
 

@@ -366,8 +366,7 @@ def test_a_manifest_linked_out_of_its_folder_is_not_read(run_line, tmp_path):
 def test_the_ci_recipe_and_the_pre_commit_hook_lint_statically():
     hook = (ROOT / ".pre-commit-hooks.yaml").read_text()
     assert "entry: tooldeck lint --static" in hook
-    readme = (ROOT / "README.md").read_text()
-    ci = readme.split("## Lint in CI", 1)[1].split("\n## ", 1)[0]
+    ci = (ROOT / "docs" / "guides" / "lint-ci.md").read_text()
     assert "tooldeck lint --static --format github --strict" in ci
 
 
