@@ -14,7 +14,7 @@ Three promises that :class:`concurrent.futures.ThreadPoolExecutor` cannot keep:
   Python code, so a CPU-bound loop ends instead of burning a core. It is
   delivered at the next bytecode boundary: C code that holds the GIL, or a
   blocking system call, finishes first (the caller is answered on time
-  either way, unless C code holds the GIL; see the README's security model).
+  either way, unless C code holds the GIL; see docs/security.md).
 
 Two ways in: :meth:`WorkerPool.submit` answers with a
 :class:`concurrent.futures.Future` (sync callers), :meth:`WorkerPool.submit_async`

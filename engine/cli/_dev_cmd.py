@@ -34,7 +34,7 @@ def add_arguments(dev: argparse.ArgumentParser) -> None:
     dev.add_argument(
         "--reload-handlers",
         action="store_true",
-        help="also re-import edited handler modules (see README for the limits)",
+        help="also re-import edited handler modules (see docs/guides/hot-reload.md for the limits)",
     )
 
 

@@ -13,7 +13,7 @@ replaces ``allow_handlers``, ``--project-dir`` and ``--config`` replace theirs.
     project_dir = "."
     config = "config/app.yaml"
 
-    [tool.tooldeck.lint]            # read by the lint rules (see README)
+    [tool.tooldeck.lint]            # read by the lint rules (see docs/guides/lint-ci.md)
     min_description_length = 20
 
 A problem in the settings is a located TD240 diagnostic; the command then
