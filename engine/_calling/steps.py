@@ -164,8 +164,8 @@ _PLACEHOLDER = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
 
 def _substitute(value: Any, args: Mapping[str, Any]) -> Any:
-    """The seed's result substitution, opt-in: ``${param}`` in a string result becomes that
-    argument's value in this call.
+    """Result substitution as the Java functional-tools SPI does it, opt-in: ``${param}``
+    in a string result becomes that argument's value in this call.
 
     Only the call's own validated arguments are used, in one pass: a
     substituted value is never scanned again, and ``${config:...}`` or

@@ -50,7 +50,7 @@ from .._diagnostics import Diagnostic, Severity, SourceLocation
 from .._model import McpServerSpec, WebSearchSpec
 from .._params import MISSING
 from .._readfile import DEFAULT_LIMIT, Unreadable, read_bounded
-from .hosted_keys import Locate, extract_seed, has_seed_groups
+from .hosted_keys import Locate, has_hosted_keys, read_hosted_keys
 from .javaprops import parse_properties, read_properties
 
 if TYPE_CHECKING:
@@ -125,7 +125,7 @@ def load_config(source: str | Path | Mapping[str, Any] | None) -> Config:
     if source is None:
         return Config()
     if isinstance(source, Mapping):
-        web, servers, diagnostics = extract_seed(source, locate=None, file=None)
+        web, servers, diagnostics = read_hosted_keys(source, locate=None, file=None)
         return Config(
             data=source,
             web_search=web,
@@ -138,8 +138,8 @@ def load_config(source: str | Path | Mapping[str, Any] | None) -> Config:
         )
     file = os.fspath(source)
     data, locate, diagnostics = _read_file(file)
-    web, servers, seed_diagnostics = extract_seed(data, locate=locate, file=file)
-    diagnostics.extend(seed_diagnostics)
+    web, servers, hosted_diagnostics = read_hosted_keys(data, locate=locate, file=file)
+    diagnostics.extend(hosted_diagnostics)
     diagnostics.sort(key=_diagnostic_order)
     return Config(
         data=data,
@@ -236,7 +236,7 @@ def _read_json(text: str, file: str) -> _Read:
     if not isinstance(data, dict):
         line, column = _text_position(text, len(text) - len(text.lstrip()))
         return {}, None, [_not_a_mapping(file, data, line, column)]
-    if not repeated and not has_seed_groups(data):
+    if not repeated and not has_hosted_keys(data):
         return data, None, []
     # JSON has no positions; the YAML reader reads JSON well enough to locate keys.
     doc = _yaml_view(text, file)

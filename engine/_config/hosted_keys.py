@@ -1,8 +1,8 @@
-"""The seed's provider-hosted tools, declared as groups of configuration keys.
+"""Provider-hosted tools declared as key groups, as in the Java functional-tools SPI.
 
-The seed's properties declared provider-hosted tools, and so do these groups
-here, from a properties file or as nested mappings in a YAML, JSON or in-code
-configuration::
+The Java functional-tools SPI's ``.properties`` keys declared provider-hosted
+tools, and so do these key groups here, from a properties file or as nested
+mappings in a YAML, JSON or in-code configuration::
 
     WebSearchTool.type=default       # enables web search; default -> web_search_preview
     WebSearchTool.city=Prague        # optional: city, country, region, timezone
@@ -16,7 +16,7 @@ configuration::
     MCP.allowed_tools=search,fetch   # optional: only these of the server's tools
 
 (The comments above are annotations: in a real properties file they would be
-part of the values.) The seed read ``type``, ``city``, ``country``, ``region``
+part of the values.) The Java SPI read ``type``, ``city``, ``country``, ``region``
 and ``name``, ``url``, ``authorization``, ``description``; the other keys
 are tooldeck's, for what the provider's hosted tools take beyond that
 (lists are comma-separated). Web search is enabled only when
@@ -24,18 +24,18 @@ are tooldeck's, for what the provider's hosted tools take beyond that
 top-level group named ``MCP`` or ``MCP_<n>`` is read, in numeric order
 (``MCP`` counts as 0, gaps do not stop the scan), and registers a hosted
 :class:`tooldeck._model.McpServerSpec` only when its ``.name`` is set, like the
-seed. An empty value counts as not set. The groups also stay in
+Java SPI. An empty value counts as not set. The groups also stay in
 :attr:`tooldeck._config.configuration.Config.data`. Codes emitted here:
 
 =====  ===================================================================
-TD234  error: a seed group that is enabled cannot be registered: an ``MCP``
+TD234  error: a key group that is enabled cannot be registered: an ``MCP``
        group with ``.name`` but no ``.url``, a group value that is not a
        string (YAML reads ``country: NO`` as a boolean), or a value or
        combination :class:`tooldeck._model.WebSearchSpec` or
        :class:`tooldeck._model.McpServerSpec` rejects (a web search type
        that does not exist, ``require_approval=sometimes``).
-TD235  warning: part of a seed group is ignored: an ``MCP`` group without
-       ``.name`` (the seed registers a server only when ``.name`` is set),
+TD235  warning: part of a key group is ignored: an ``MCP`` group without
+       ``.name`` (the Java SPI registers a server only when ``.name`` is set),
        ``WebSearchTool`` keys without ``.type``, or a key that is not read
        (a typo such as ``MCP.autorization``).
 =====  ===================================================================
@@ -52,7 +52,7 @@ from .._errors import RegistrationError
 from .._model import McpServerSpec, WebSearchSpec
 from .javaprops import json_path
 
-__all__ = ["Locate", "extract_seed", "has_seed_groups"]
+__all__ = ["Locate", "has_hosted_keys", "read_hosted_keys"]
 
 _MCP_GROUP = re.compile(r"MCP(?:_(\d+))?")
 _WEB_SEARCH = "WebSearchTool"
@@ -71,7 +71,7 @@ Locate = Callable[[tuple[str, ...]], "tuple[int, int] | None"]
 """Key path (``("MCP_1", "url")``) -> 1-based (line, column) in the file, where known."""
 
 
-def has_seed_groups(data: Mapping[Any, Any]) -> bool:
+def has_hosted_keys(data: Mapping[Any, Any]) -> bool:
     """Whether ``data`` has a top-level ``WebSearchTool`` or ``MCP``/``MCP_<n>`` key."""
     return any(
         isinstance(key, str) and (key == _WEB_SEARCH or _MCP_GROUP.fullmatch(key)) for key in data
@@ -79,7 +79,7 @@ def has_seed_groups(data: Mapping[Any, Any]) -> bool:
 
 
 class _Group:
-    """Reads one seed group (``WebSearchTool``, ``MCP_1``) and reports on it."""
+    """Reads one key group (``WebSearchTool``, ``MCP_1``) and reports on it."""
 
     def __init__(
         self,
@@ -147,7 +147,7 @@ class _Group:
         )
 
 
-def extract_seed(
+def read_hosted_keys(
     data: Mapping[str, Any], *, locate: Locate | None, file: str | None
 ) -> tuple[WebSearchSpec | None, tuple[McpServerSpec, ...], list[Diagnostic]]:
     """The web search and MCP servers ``data`` declares, and what is wrong with them.
