@@ -17,7 +17,7 @@ a mapping (used as-is) or a path whose suffix picks the format:
 - ``.properties``: the Java ``.properties`` format, :mod:`tooldeck._config.javaprops`
   (codes TD231-TD233).
 
-The hosted-tool groups (``WebSearchTool.*``, ``MCP.*``, ``MCP_<n>.*``)
+The hosted-tool sections (``WebSearchTool.*``, ``MCP.*``, ``MCP_<n>.*``)
 are read from any of them by :mod:`tooldeck._config.hosted_keys` (codes TD234, TD235).
 
 Errors never raise from :func:`load_config`: they are collected in
@@ -78,9 +78,9 @@ class Config:
     data: Mapping[str, Any] = field(default_factory=dict)
     """The nested configuration; empty when loading failed (see :attr:`diagnostics`)."""
     web_search: WebSearchSpec | None = None
-    """Hosted web search from the ``WebSearchTool`` group, if ``.type`` is set."""
+    """Hosted web search from the ``WebSearchTool`` section, if ``.type`` is set."""
     mcp_servers: tuple[McpServerSpec, ...] = ()
-    """Hosted MCP servers from the ``MCP``, ``MCP_1``, ... groups, in numeric order."""
+    """Hosted MCP servers from the ``MCP``, ``MCP_1``, ... sections, in numeric order."""
     source: str | None = None
     """The file it was read from, as given; ``None`` for a mapping or no configuration."""
     diagnostics: tuple[Diagnostic, ...] = ()
@@ -320,7 +320,7 @@ def _document_locator(doc: YamlDocument) -> Locate:
 def _properties_locator(positions: Mapping[tuple[str, ...], tuple[int, int]]) -> Locate:
     def locate(path: tuple[str, ...]) -> tuple[int, int] | None:
         found = positions.get(path)
-        if found is None:  # the group itself has no line, its first key has
+        if found is None:  # the section itself has no line, its first key has
             found = min(
                 (pos for p, pos in positions.items() if p[: len(path)] == path), default=None
             )

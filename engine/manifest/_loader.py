@@ -244,7 +244,7 @@ def _load_file(
 
 
 def register_config(registry: ToolRegistry, config: Config) -> list[Diagnostic]:
-    """Register the web search and MCP servers the configuration's key groups declare.
+    """Register the web search and MCP servers the configuration's sections declare.
 
     A clash with a manifest's web search drops only the configured search,
     never the configured servers.
