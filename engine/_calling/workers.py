@@ -18,7 +18,7 @@ Three promises that :class:`concurrent.futures.ThreadPoolExecutor` cannot keep:
 
 Two ways in: :meth:`WorkerPool.submit` answers with a
 :class:`concurrent.futures.Future` (sync callers), :meth:`WorkerPool.submit_async`
-with an :class:`asyncio.Future` of the caller's loop, resolved by one
+with an :class:`asyncio.Future` of the caller's loop, completed by one
 ``loop.call_soon_threadsafe`` (the cheap hand-off ``acall`` uses).
 
 An interruption is sent only while its task runs, at most once per task, and
@@ -114,7 +114,7 @@ class WorkerPool:
     def submit_async(
         self, fn: Callable[[], Any], loop: asyncio.AbstractEventLoop
     ) -> asyncio.Future[Any]:
-        """Run ``fn`` on a worker thread; its outcome resolves a future of ``loop``.
+        """Run ``fn`` on a worker thread; its outcome completes a future of ``loop``.
 
         Raises :class:`PoolSaturated` at once when every worker is busy.
         Cancelling the future before the task starts skips it; after, its
@@ -280,7 +280,7 @@ def _noop() -> None:
 
 
 def _deliver(future: asyncio.Future[Any], ok: bool, value: Any) -> None:
-    """Resolve ``future`` on its loop, unless its caller gave up on it (cancelled)."""
+    """Complete ``future`` on its loop, unless its caller gave up on it (cancelled)."""
     if future.done():
         return
     if ok:
