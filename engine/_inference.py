@@ -52,7 +52,7 @@ _EXPANDING: ContextVar[tuple[type, ...]] = ContextVar("_EXPANDING", default=())
 
 
 def snake_case(name: str) -> str:
-    """``readFile`` / ``ReadFile`` -> ``read_file`` (seed ADR-005's default tool name)."""
+    """``readFile`` / ``ReadFile`` -> ``read_file`` (the Java SDK ADR-005's default tool name)."""
     out: list[str] = []
     for index, char in enumerate(name):
         if char.isupper():

@@ -17,11 +17,12 @@ through :class:`~tooldeck._subscribers.Subscribers`.
 from __future__ import annotations
 
 import threading
+import warnings
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from pathlib import Path
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, cast, overload
 
 from ._binding import CallEnv, PreparedTool
 from ._calling import AfterHook, ApprovalCallback, BeforeHook, CallDispatch, Policy, WorkerPool
@@ -56,7 +57,7 @@ from ._portal import LoopPortal, running_loop
 from ._prepare import prepare_tool
 from ._prompts import PreparedPrompt, PromptMessage, prepare_prompt
 from ._secrets import Secrets
-from ._shortcuts import RegistrationShortcuts
+from ._shortcuts import RegistrationShortcuts, SpecT
 from ._subscribers import Subscriber, Subscribers
 
 __all__ = ["DuplicatePolicy", "GroupContent", "RegistryChange", "ToolRegistry"]
@@ -166,40 +167,56 @@ class ToolRegistry(RegistrationShortcuts, CallDispatch):
         return tuple(self._diagnostics)
 
     # ------------------------------------------------------------ registration
+    @overload
     def add(
         self,
-        spec: ToolSpec | PreparedTool,
+        spec: PreparedTool,
         *,
         on_duplicate: DuplicatePolicy | None = None,
         group: str | None = None,
-    ) -> ToolSpec:
-        """Register a ready-made :class:`ToolSpec` (or one already prepared)."""
-        prepared = spec if isinstance(spec, PreparedTool) else prepare_tool(spec)
-        kept = self._put("tool", prepared.name, Entry(prepared, group), on_duplicate)
-        return cast(ToolSpec, kept.spec)
-
-    def add_prompt_spec(
+    ) -> ToolSpec: ...
+    @overload
+    def add(
         self,
-        spec: PromptSpec | PreparedPrompt,
+        spec: PreparedPrompt,
         *,
         on_duplicate: DuplicatePolicy | None = None,
         group: str | None = None,
-    ) -> PromptSpec:
-        """Register a ready-made :class:`PromptSpec` (or one already prepared)."""
-        prepared = spec if isinstance(spec, PreparedPrompt) else prepare_prompt(spec)
-        kept = self._put("prompt", prepared.name, Entry(prepared, group), on_duplicate)
-        return cast(PromptSpec, kept.spec)
-
-    def add_web_search_spec(
+    ) -> PromptSpec: ...
+    @overload
+    def add(
         self,
-        spec: WebSearchSpec,
+        spec: SpecT,
         *,
         on_duplicate: DuplicatePolicy | None = None,
         group: str | None = None,
-    ) -> WebSearchSpec:
-        """Enable hosted web search; a registry has one, so a second follows ``on_duplicate``."""
-        kept = self._put("web_search", WEB_SEARCH, Entry(spec, group), on_duplicate)
-        return cast(WebSearchSpec, kept.spec)
+    ) -> SpecT: ...
+    def add(
+        self, spec: Any, *, on_duplicate: DuplicatePolicy | None = None, group: str | None = None
+    ) -> Any:
+        """Register a ready-made spec of any kind: tool, prompt, MCP server or web search.
+
+        ``add_tool``, ``add_prompt``, ``add_mcp_server`` and ``add_web_search``
+        build the spec from arguments and hand it here. A registry has one web
+        search, so a second one follows ``on_duplicate`` as a tool of the same name does.
+        """
+        value: PreparedTool | PreparedPrompt | McpServerSpec | WebSearchSpec
+        if isinstance(spec, ToolSpec | PreparedTool):
+            value = spec if isinstance(spec, PreparedTool) else prepare_tool(spec)
+            kind: Kind = "tool"
+        elif isinstance(spec, PromptSpec | PreparedPrompt):
+            value = spec if isinstance(spec, PreparedPrompt) else prepare_prompt(spec)
+            kind = "prompt"
+        elif isinstance(spec, McpServerSpec):
+            value, kind = spec, "mcp_server"
+        elif isinstance(spec, WebSearchSpec):
+            value, kind = spec, "web_search"
+        else:
+            raise TypeError(
+                f"add() takes a tool, prompt, MCP server or web search spec, not {spec!r}"
+            )
+        name = WEB_SEARCH if isinstance(value, WebSearchSpec) else value.name
+        return self._put(kind, name, Entry(value, group), on_duplicate).spec
 
     def add_mcp_server_spec(
         self,
@@ -208,9 +225,11 @@ class ToolRegistry(RegistrationShortcuts, CallDispatch):
         on_duplicate: DuplicatePolicy | None = None,
         group: str | None = None,
     ) -> McpServerSpec:
-        """Declare a ready-made :class:`McpServerSpec`."""
-        kept = self._put("mcp_server", spec.name, Entry(spec, group), on_duplicate)
-        return cast(McpServerSpec, kept.spec)
+        """Deprecated alias of :meth:`add`, which takes a spec of any kind."""
+        warnings.warn(
+            "add_mcp_server_spec() is deprecated: use add(spec)", DeprecationWarning, stacklevel=2
+        )
+        return self.add(spec, on_duplicate=on_duplicate, group=group)
 
     def remove_tool(self, name: str) -> bool:
         """Remove a tool (by its name or provider-safe name); returns whether it was there."""

@@ -152,7 +152,7 @@ def _on_loop(
         try:
             outcome = callback(event)
             if inspect.isawaitable(outcome):
-                task = loop.create_task(_settle(outcome))
+                task = loop.create_task(_await_logged(outcome))
                 running.add(task)
                 task.add_done_callback(running.discard)
         except (Exception, SystemExit) as exc:
@@ -167,7 +167,8 @@ def _on_loop(
     return schedule
 
 
-async def _settle(awaitable: Any) -> None:
+async def _await_logged(awaitable: Any) -> None:
+    """Await an async ``on_reload`` callback's coroutine; a failure is logged, not raised."""
     try:
         await awaitable
     except (Exception, SystemExit) as exc:

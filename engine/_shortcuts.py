@@ -5,14 +5,15 @@
 decorator infer name, description and parameters from a handler's
 signature and docstring as ``addTool`` of the Java Functional Tools API
 does, ``add_prompt`` accepts a template or a handler, and the hosted entries
-take that API's positional arguments. Each builds a spec and hands it to the registry's
-spec-level method, where the duplicate policy and notifications live.
+take that API's positional arguments. Each builds a spec and hands it to
+``ToolRegistry.add`` (which takes a ready-made spec of any kind), where the
+duplicate policy and notifications live.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Literal, overload
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
 
 from ._errors import RegistrationError
 from ._inference import describe_handler, infer_params, snake_case
@@ -20,52 +21,26 @@ from ._model import McpServerSpec, PromptSpec, ResultSpec, ToolSpec, WebSearchSp
 from ._params import ParamDescriptor
 
 if TYPE_CHECKING:
-    from ._binding import PreparedTool
     from ._entries import DuplicatePolicy
-    from ._prompts import PreparedPrompt
 
-__all__ = ["RegistrationShortcuts"]
+__all__ = ["RegistrationShortcuts", "SpecT"]
+
+SpecT = TypeVar("SpecT", ToolSpec, PromptSpec, McpServerSpec, WebSearchSpec)
+"""A ready-made spec of any kind, as :meth:`ToolRegistry.add` takes and returns it."""
 
 
 class RegistrationShortcuts:
     """Spec-building registration methods; see the module docstring."""
 
-    if TYPE_CHECKING:  # the spec-level methods the registry provides
+    if TYPE_CHECKING:  # the spec-level method the registry provides
 
         def add(
             self,
-            spec: ToolSpec | PreparedTool,
+            spec: SpecT,
             *,
             on_duplicate: DuplicatePolicy | None = None,
             group: str | None = None,
-        ) -> ToolSpec:
-            """Provided by the registry."""
-
-        def add_prompt_spec(
-            self,
-            spec: PromptSpec | PreparedPrompt,
-            *,
-            on_duplicate: DuplicatePolicy | None = None,
-            group: str | None = None,
-        ) -> PromptSpec:
-            """Provided by the registry."""
-
-        def add_web_search_spec(
-            self,
-            spec: WebSearchSpec,
-            *,
-            on_duplicate: DuplicatePolicy | None = None,
-            group: str | None = None,
-        ) -> WebSearchSpec:
-            """Provided by the registry."""
-
-        def add_mcp_server_spec(
-            self,
-            spec: McpServerSpec,
-            *,
-            on_duplicate: DuplicatePolicy | None = None,
-            group: str | None = None,
-        ) -> McpServerSpec:
+        ) -> SpecT:
             """Provided by the registry."""
 
     def add_tool(
@@ -183,7 +158,7 @@ class RegistrationShortcuts:
             handler=handler,
             **options,
         )
-        return self.add_prompt_spec(spec, on_duplicate=on_duplicate)
+        return self.add(spec, on_duplicate=on_duplicate)
 
     def add_web_search(
         self,
@@ -216,7 +191,7 @@ class RegistrationShortcuts:
             search_context_size=search_context_size,
             allowed_domains=domains,
         )
-        return self.add_web_search_spec(spec, on_duplicate=on_duplicate)
+        return self.add(spec, on_duplicate=on_duplicate)
 
     def add_mcp_server(
         self,
@@ -236,4 +211,4 @@ class RegistrationShortcuts:
         spec = McpServerSpec(
             name=name, url=url, authorization=authorization, description=description, **options
         )
-        return self.add_mcp_server_spec(spec, on_duplicate=on_duplicate)
+        return self.add(spec, on_duplicate=on_duplicate)

@@ -73,7 +73,7 @@ def error_result(
 
 
 def unknown_tool(name: str, available: Iterable[str], call_id: str) -> ToolResult:
-    """The seed blog's "tool X does not exist; available: ..." with close matches first.
+    """The Java tool-registry blog's "tool X does not exist; available: ...", close matches first.
 
     A name no tool can have (a control character, a line break, a bidi
     control: :func:`~tooldeck._names.name_problem`) is not quoted back: the

@@ -73,7 +73,7 @@ class CallDispatch:
         call_id = call_id or new_call_id()
         entry = self._snapshot.tools.get(name) or self._resolve(name)
         if entry is None:
-            return self._settle(self._missing(name, call_id), raise_errors)
+            return self._hand_back(self._missing(name, call_id), raise_errors)
         lenient = self._lenient if entry.spec.lenient is None else entry.spec.lenient
         if entry.plain and self._fast and not tracing_active():
             result = call_prepared(
@@ -90,8 +90,8 @@ class CallDispatch:
                 lenient=lenient,
             )
         if result.ok and not self.secrets:
-            return result  # the common case, without a call to _settle
-        return self._settle(result, raise_errors)
+            return result  # the common case, without a call to _hand_back
+        return self._hand_back(result, raise_errors)
 
     async def acall(
         self,
@@ -106,7 +106,7 @@ class CallDispatch:
         call_id = call_id or new_call_id()
         entry = self._resolve(name)
         if entry is None:
-            return self._settle(self._missing(name, call_id), raise_errors)
+            return self._hand_back(self._missing(name, call_id), raise_errors)
         lenient = self._lenient if entry.spec.lenient is None else entry.spec.lenient
         if entry.plain and self._fast and not tracing_active():
             if entry.spec.inline and not entry.is_async:  # runs right here: the sync fast path
@@ -134,8 +134,8 @@ class CallDispatch:
                 lenient=lenient,
             )
         if result.ok and not self.secrets:
-            return result  # the common case, without a call to _settle
-        return self._settle(result, raise_errors)
+            return result  # the common case, without a call to _hand_back
+        return self._hand_back(result, raise_errors)
 
     def call_many(
         self,
@@ -204,8 +204,8 @@ class CallDispatch:
             entry = snap.tools.get(snap.aliases[name])
         return entry
 
-    def _settle(self, result: ToolResult, raise_errors: bool | None) -> ToolResult:
-        """Every result passes here: secrets masked, failures logged, raised if asked."""
+    def _hand_back(self, result: ToolResult, raise_errors: bool | None) -> ToolResult:
+        """Each result on its way to the caller: secrets masked, failure logged, raised if asked."""
         secrets = self.secrets
         if result.ok:
             if secrets:

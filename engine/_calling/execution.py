@@ -73,8 +73,8 @@ def _drive(
     while True:
         try:
             kind, payload = effect
-            if kind == "settle":
-                outcome = _settle_sync(payload(), portal)
+            if kind == "callback":
+                outcome = _callback_sync(payload(), portal)
             elif kind == "attempt":
                 kwargs, timeout = payload
                 outcome = _attempt_sync(prepared, kwargs, timeout, policy.pool, portal)
@@ -93,7 +93,7 @@ def _drive(
             return stop.value  # type: ignore[no-any-return]
 
 
-def _settle_sync(outcome: Any, portal: LoopPortal | None) -> Any:
+def _callback_sync(outcome: Any, portal: LoopPortal | None) -> Any:
     """A hook's or approver's answer from sync code; awaitables are run to completion."""
     if inspect.isawaitable(outcome):
         awaitable: Awaitable[Any] = outcome
@@ -175,7 +175,7 @@ async def _adrive(
     while True:
         try:
             kind, payload = effect
-            if kind == "settle":
+            if kind == "callback":
                 outcome = payload()
                 if inspect.isawaitable(outcome):
                     outcome = await arun_on(portal, partial(_identity, outcome))

@@ -3,9 +3,10 @@
     validate -> before hooks -> approval (side effects) -> bind
       -> attempt (timeout) -> retry? -> finish -> after hooks
 
-:func:`_steps` yields effects (``("settle", callback)``: run a hook or the
-approver; ``("attempt", (kwargs, timeout))``: call the handler;
-``("sleep", seconds)``: wait before a retry) and receives their outcomes,
+:func:`_steps` yields effects (``("callback", fn)``: call a hook or the
+approver, and await its answer if it is awaitable; ``("attempt", (kwargs,
+timeout))``: call the handler; ``("sleep", seconds)``: wait before a retry)
+and receives their outcomes,
 or has their exceptions thrown in (:class:`_TimedOut` for an attempt past
 its timeout). :class:`Policy` holds the registry-wide settings the steps
 apply.
@@ -163,8 +164,8 @@ _PLACEHOLDER = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
 
 def _substitute(value: Any, args: Mapping[str, Any]) -> Any:
-    """The seed's result substitution, opt-in: ``${param}`` in a string result becomes that
-    argument's value in this call.
+    """Result substitution as the Java functional-tools SPI does it, opt-in: ``${param}``
+    in a string result becomes that argument's value in this call.
 
     Only the call's own validated arguments are used, in one pass: a
     substituted value is never scanned again, and ``${config:...}`` or
@@ -226,7 +227,7 @@ def _steps(  # noqa: PLR0917
         result = yield from _body(prepared, args, event, env, policy, extra)
     for hook in policy.after:
         try:
-            yield ("settle", partial(hook, event, result))
+            yield ("callback", partial(hook, event, result))
         except Exception as exc:  # an audit hook must never break the call
             log.warning("after-call hook %r failed: %s: %s", hook, type(exc).__name__, exc)
     return result
@@ -244,7 +245,7 @@ def _body(  # noqa: PLR0917
     call_id = event.call_id
     for hook in policy.before:
         try:
-            outcome = yield ("settle", partial(hook, event))
+            outcome = yield ("callback", partial(hook, event))
         except Exception as exc:
             return _denied(prepared, call_id, f"refused by a before-call check: {exc}")
         if isinstance(outcome, ToolResult):
@@ -254,7 +255,7 @@ def _body(  # noqa: PLR0917
             return _no_approver(prepared, call_id)
         request = ApprovalRequest(prepared.spec, dict(args), call_id)
         try:
-            answer = yield ("settle", partial(policy.approve, request))
+            answer = yield ("callback", partial(policy.approve, request))
         except Exception as exc:
             return _denied(prepared, call_id, f"approval failed: {type(exc).__name__}: {exc}")
         decision = as_decision(answer)

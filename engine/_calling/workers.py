@@ -18,7 +18,7 @@ Three promises that :class:`concurrent.futures.ThreadPoolExecutor` cannot keep:
 
 Two ways in: :meth:`WorkerPool.submit` answers with a
 :class:`concurrent.futures.Future` (sync callers), :meth:`WorkerPool.submit_async`
-with an :class:`asyncio.Future` of the caller's loop, settled by one
+with an :class:`asyncio.Future` of the caller's loop, completed by one
 ``loop.call_soon_threadsafe`` (the cheap hand-off ``acall`` uses).
 
 An interruption is sent only while its task runs, at most once per task, and
@@ -100,7 +100,7 @@ class WorkerPool:
         self._tasks: queue.SimpleQueue[_Task | None] = queue.SimpleQueue()
         self._lock = threading.Lock()
         self._busy = 0
-        """Tasks submitted and not yet settled (running, or about to run)."""
+        """Tasks submitted and not yet ended (running, or about to run)."""
         self._idle = 0
         self._workers: set[_Worker] = set()
         self._closed = False
@@ -114,7 +114,7 @@ class WorkerPool:
     def submit_async(
         self, fn: Callable[[], Any], loop: asyncio.AbstractEventLoop
     ) -> asyncio.Future[Any]:
-        """Run ``fn`` on a worker thread; its outcome settles a future of ``loop``.
+        """Run ``fn`` on a worker thread; its outcome completes a future of ``loop``.
 
         Raises :class:`PoolSaturated` at once when every worker is busy.
         Cancelling the future before the task starts skips it; after, its
@@ -179,13 +179,13 @@ class WorkerPool:
         worker.ident = threading.get_ident()
         while (task := self._next_task(worker)) is not None:
             future, fn, loop = task
-            worker.current = future  # interrupt() may aim at it from now until _settle
+            worker.current = future  # interrupt() may aim at it from now until _end_task
             outcome: tuple[bool, Any] | None = None
-            while True:  # an interruption may land anywhere until _settle has let it land
+            while True:  # an interruption may land anywhere until _end_task has let it land
                 try:
                     if outcome is None:
                         outcome = self._call(future, fn, loop)
-                    keep = self._settle(worker)
+                    keep = self._end_task(worker)
                     break
                 except HandlerTimedOut as exc:
                     outcome = outcome or (False, exc)
@@ -224,7 +224,7 @@ class WorkerPool:
         except HandlerTimedOut as exc:  # delivered just as the handler returned
             return False, exc
 
-    def _settle(self, worker: _Worker) -> bool:
+    def _end_task(self, worker: _Worker) -> bool:
         """Forget the finished task (its interruption landed first); False: end now."""
         with self._lock:
             worker.current = None  # from here on nothing is sent to this thread
@@ -280,7 +280,7 @@ def _noop() -> None:
 
 
 def _deliver(future: asyncio.Future[Any], ok: bool, value: Any) -> None:
-    """Settle ``future`` on its loop, unless its caller gave up on it (cancelled)."""
+    """Complete ``future`` on its loop, unless its caller gave up on it (cancelled)."""
     if future.done():
         return
     if ok:

@@ -2,8 +2,8 @@
 
 ``configuration``: a mapping from code or a YAML, JSON or ``.properties`` file;
 ``javaprops``: the Java ``.properties`` text format, read as ``Properties.load`` reads it;
-``hosted_keys``: provider-hosted tools (web search) and MCP servers declared as groups of
-configuration keys, as the Java tools SPI declares them.
+``hosted_keys``: provider-hosted tools (web search) and MCP servers declared in sections of
+configuration keys (``MCP_1.*``), as the Java functional-tools SPI declares them.
 """
 
 import typing

@@ -17,7 +17,7 @@ a mapping (used as-is) or a path whose suffix picks the format:
 - ``.properties``: the Java ``.properties`` format, :mod:`tooldeck._config.javaprops`
   (codes TD231-TD233).
 
-The hosted-tool groups (``WebSearchTool.*``, ``MCP.*``, ``MCP_<n>.*``)
+The hosted-tool sections (``WebSearchTool.*``, ``MCP.*``, ``MCP_<n>.*``)
 are read from any of them by :mod:`tooldeck._config.hosted_keys` (codes TD234, TD235).
 
 Errors never raise from :func:`load_config`: they are collected in
@@ -50,7 +50,7 @@ from .._diagnostics import Diagnostic, Severity, SourceLocation
 from .._model import McpServerSpec, WebSearchSpec
 from .._params import MISSING
 from .._readfile import DEFAULT_LIMIT, Unreadable, read_bounded
-from .hosted_keys import Locate, extract_seed, has_seed_groups
+from .hosted_keys import Locate, has_hosted_keys, read_hosted_keys
 from .javaprops import parse_properties, read_properties
 
 if TYPE_CHECKING:
@@ -78,9 +78,9 @@ class Config:
     data: Mapping[str, Any] = field(default_factory=dict)
     """The nested configuration; empty when loading failed (see :attr:`diagnostics`)."""
     web_search: WebSearchSpec | None = None
-    """Hosted web search from the ``WebSearchTool`` group, if ``.type`` is set."""
+    """Hosted web search from the ``WebSearchTool`` section, if ``.type`` is set."""
     mcp_servers: tuple[McpServerSpec, ...] = ()
-    """Hosted MCP servers from the ``MCP``, ``MCP_1``, ... groups, in numeric order."""
+    """Hosted MCP servers from the ``MCP``, ``MCP_1``, ... sections, in numeric order."""
     source: str | None = None
     """The file it was read from, as given; ``None`` for a mapping or no configuration."""
     diagnostics: tuple[Diagnostic, ...] = ()
@@ -125,7 +125,7 @@ def load_config(source: str | Path | Mapping[str, Any] | None) -> Config:
     if source is None:
         return Config()
     if isinstance(source, Mapping):
-        web, servers, diagnostics = extract_seed(source, locate=None, file=None)
+        web, servers, diagnostics = read_hosted_keys(source, locate=None, file=None)
         return Config(
             data=source,
             web_search=web,
@@ -138,8 +138,8 @@ def load_config(source: str | Path | Mapping[str, Any] | None) -> Config:
         )
     file = os.fspath(source)
     data, locate, diagnostics = _read_file(file)
-    web, servers, seed_diagnostics = extract_seed(data, locate=locate, file=file)
-    diagnostics.extend(seed_diagnostics)
+    web, servers, hosted_diagnostics = read_hosted_keys(data, locate=locate, file=file)
+    diagnostics.extend(hosted_diagnostics)
     diagnostics.sort(key=_diagnostic_order)
     return Config(
         data=data,
@@ -236,7 +236,7 @@ def _read_json(text: str, file: str) -> _Read:
     if not isinstance(data, dict):
         line, column = _text_position(text, len(text) - len(text.lstrip()))
         return {}, None, [_not_a_mapping(file, data, line, column)]
-    if not repeated and not has_seed_groups(data):
+    if not repeated and not has_hosted_keys(data):
         return data, None, []
     # JSON has no positions; the YAML reader reads JSON well enough to locate keys.
     doc = _yaml_view(text, file)
@@ -320,7 +320,7 @@ def _document_locator(doc: YamlDocument) -> Locate:
 def _properties_locator(positions: Mapping[tuple[str, ...], tuple[int, int]]) -> Locate:
     def locate(path: tuple[str, ...]) -> tuple[int, int] | None:
         found = positions.get(path)
-        if found is None:  # the group itself has no line, its first key has
+        if found is None:  # the section itself has no line, its first key has
             found = min(
                 (pos for p, pos in positions.items() if p[: len(path)] == path), default=None
             )

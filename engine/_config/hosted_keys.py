@@ -1,8 +1,9 @@
-"""The seed's provider-hosted tools, declared as groups of configuration keys.
+"""Provider-hosted tools declared in configuration sections, as in the Java functional-tools SPI.
 
-The seed's properties declared provider-hosted tools, and so do these groups
-here, from a properties file or as nested mappings in a YAML, JSON or in-code
-configuration::
+The Java functional-tools SPI's ``.properties`` keys declared provider-hosted
+tools, and so do these sections here (a section: the keys under one top-level
+name, ``MCP_1.*``), from a properties file or as nested mappings in a YAML,
+JSON or in-code configuration::
 
     WebSearchTool.type=default       # enables web search; default -> web_search_preview
     WebSearchTool.city=Prague        # optional: city, country, region, timezone
@@ -16,26 +17,26 @@ configuration::
     MCP.allowed_tools=search,fetch   # optional: only these of the server's tools
 
 (The comments above are annotations: in a real properties file they would be
-part of the values.) The seed read ``type``, ``city``, ``country``, ``region``
+part of the values.) The Java SPI read ``type``, ``city``, ``country``, ``region``
 and ``name``, ``url``, ``authorization``, ``description``; the other keys
 are tooldeck's, for what the provider's hosted tools take beyond that
 (lists are comma-separated). Web search is enabled only when
 ``WebSearchTool.type`` is set (:class:`tooldeck._model.WebSearchSpec`). Every
-top-level group named ``MCP`` or ``MCP_<n>`` is read, in numeric order
+top-level section named ``MCP`` or ``MCP_<n>`` is read, in numeric order
 (``MCP`` counts as 0, gaps do not stop the scan), and registers a hosted
 :class:`tooldeck._model.McpServerSpec` only when its ``.name`` is set, like the
-seed. An empty value counts as not set. The groups also stay in
+Java SPI. An empty value counts as not set. The sections also stay in
 :attr:`tooldeck._config.configuration.Config.data`. Codes emitted here:
 
 =====  ===================================================================
-TD234  error: a seed group that is enabled cannot be registered: an ``MCP``
-       group with ``.name`` but no ``.url``, a group value that is not a
+TD234  error: a section that is enabled cannot be registered: an ``MCP``
+       section with ``.name`` but no ``.url``, a value that is not a
        string (YAML reads ``country: NO`` as a boolean), or a value or
        combination :class:`tooldeck._model.WebSearchSpec` or
        :class:`tooldeck._model.McpServerSpec` rejects (a web search type
        that does not exist, ``require_approval=sometimes``).
-TD235  warning: part of a seed group is ignored: an ``MCP`` group without
-       ``.name`` (the seed registers a server only when ``.name`` is set),
+TD235  warning: part of a section is ignored: an ``MCP`` section without
+       ``.name`` (the Java SPI registers a server only when ``.name`` is set),
        ``WebSearchTool`` keys without ``.type``, or a key that is not read
        (a typo such as ``MCP.autorization``).
 =====  ===================================================================
@@ -52,9 +53,9 @@ from .._errors import RegistrationError
 from .._model import McpServerSpec, WebSearchSpec
 from .javaprops import json_path
 
-__all__ = ["Locate", "extract_seed", "has_seed_groups"]
+__all__ = ["Locate", "has_hosted_keys", "read_hosted_keys"]
 
-_MCP_GROUP = re.compile(r"MCP(?:_(\d+))?")
+_MCP_SECTION = re.compile(r"MCP(?:_(\d+))?")
 _WEB_SEARCH = "WebSearchTool"
 _WEB_SEARCH_KEYS = (
     "type",
@@ -71,15 +72,15 @@ Locate = Callable[[tuple[str, ...]], "tuple[int, int] | None"]
 """Key path (``("MCP_1", "url")``) -> 1-based (line, column) in the file, where known."""
 
 
-def has_seed_groups(data: Mapping[Any, Any]) -> bool:
+def has_hosted_keys(data: Mapping[Any, Any]) -> bool:
     """Whether ``data`` has a top-level ``WebSearchTool`` or ``MCP``/``MCP_<n>`` key."""
     return any(
-        isinstance(key, str) and (key == _WEB_SEARCH or _MCP_GROUP.fullmatch(key)) for key in data
+        isinstance(key, str) and (key == _WEB_SEARCH or _MCP_SECTION.fullmatch(key)) for key in data
     )
 
 
-class _Group:
-    """Reads one seed group (``WebSearchTool``, ``MCP_1``) and reports on it."""
+class _Section:
+    """Reads one section (``WebSearchTool``, ``MCP_1``) and reports on it."""
 
     def __init__(
         self,
@@ -147,7 +148,7 @@ class _Group:
         )
 
 
-def extract_seed(
+def read_hosted_keys(
     data: Mapping[str, Any], *, locate: Locate | None, file: str | None
 ) -> tuple[WebSearchSpec | None, tuple[McpServerSpec, ...], list[Diagnostic]]:
     """The web search and MCP servers ``data`` declares, and what is wrong with them.
@@ -160,23 +161,23 @@ def extract_seed(
     web_search: WebSearchSpec | None = None
     web = data.get(_WEB_SEARCH)
     if isinstance(web, Mapping):
-        group = _Group(
+        section = _Section(
             _WEB_SEARCH, web, _WEB_SEARCH_KEYS, locate=locate, file=file, diagnostics=diagnostics
         )
-        type_ = group.read("type")
-        fields = {key: group.read(key) for key in _WEB_SEARCH_KEYS[1:-1]}
-        domains = group.read_list("allowed_domains")
+        type_ = section.read("type")
+        fields = {key: section.read(key) for key in _WEB_SEARCH_KEYS[1:-1]}
+        domains = section.read_list("allowed_domains")
         if type_ is not None:
             try:
                 web_search = WebSearchSpec(
-                    type=type_, allowed_domains=domains, origin=group.location("type"), **fields
+                    type=type_, allowed_domains=domains, origin=section.location("type"), **fields
                 )
             except RegistrationError as exc:
                 key = exc.param if exc.param in web else "type"
                 key = "allowed_domains" if exc.param == "filters" else key
-                group.report("TD234", f"{_WEB_SEARCH}.{key}: {exc.message}", Severity.ERROR, key)
-        elif "type" not in group.invalid:
-            group.report(
+                section.report("TD234", f"{_WEB_SEARCH}.{key}: {exc.message}", Severity.ERROR, key)
+        elif "type" not in section.invalid:
+            section.report(
                 "TD235",
                 f"{_WEB_SEARCH} is ignored: web search is enabled only when "
                 f"{_WEB_SEARCH}.type is set (e.g. {_WEB_SEARCH}.type=default)",
@@ -185,28 +186,30 @@ def extract_seed(
 
     found: list[tuple[int, str, Mapping[Any, Any]]] = []
     for key, value in data.items():
-        match = _MCP_GROUP.fullmatch(key) if isinstance(key, str) else None
+        match = _MCP_SECTION.fullmatch(key) if isinstance(key, str) else None
         if match and isinstance(value, Mapping):
             found.append((int(match.group(1) or 0), key, value))
     servers: list[McpServerSpec] = []
     for _, name, values in sorted(found, key=lambda item: (item[0], item[1])):
-        group = _Group(name, values, _MCP_KEYS, locate=locate, file=file, diagnostics=diagnostics)
-        server_name, url = group.read("name"), group.read("url")
-        authorization, description = group.read("authorization"), group.read("description")
-        approval, allowed = group.read("require_approval"), group.read_list("allowed_tools")
+        section = _Section(
+            name, values, _MCP_KEYS, locate=locate, file=file, diagnostics=diagnostics
+        )
+        server_name, url = section.read("name"), section.read("url")
+        authorization, description = section.read("authorization"), section.read("description")
+        approval, allowed = section.read("require_approval"), section.read_list("allowed_tools")
         if server_name is None:
-            if "name" not in group.invalid:
-                group.report(
+            if "name" not in section.invalid:
+                section.report(
                     "TD235",
-                    f"{name} is ignored: an {name}.* group registers a server only when "
+                    f"{name} is ignored: the {name}.* keys register a server only when "
                     f"{name}.name is set",
                     Severity.WARNING,
                     "url" if "url" in values else None,
                 )
             continue
         if url is None:
-            if "url" not in group.invalid:
-                group.report(
+            if "url" not in section.invalid:
+                section.report(
                     "TD234",
                     f"MCP server {server_name!r} ({name}) has no {name}.url; "
                     "a hosted server needs a url the provider can reach",
@@ -224,10 +227,10 @@ def extract_seed(
                     via="hosted",
                     require_approval=approval,
                     allowed_tools=allowed,
-                    origin=group.location("name"),
+                    origin=section.location("name"),
                 )
             )
         except RegistrationError as exc:
             key = exc.param if exc.param in values else "name"
-            group.report("TD234", f"{name}: {exc.message}", Severity.ERROR, key)
+            section.report("TD234", f"{name}: {exc.message}", Severity.ERROR, key)
     return web_search, tuple(servers), diagnostics

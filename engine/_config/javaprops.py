@@ -1,4 +1,4 @@
-"""The seed's configuration format: ``java.util.Properties`` text, read as ``Properties.load`` does.
+"""``java.util.Properties`` text (the Java functional-tools SPI's config), read as ``load`` does.
 
 :func:`parse_properties` reads ``key=value``, ``key: value`` and ``key value``
 (the key ends at the first unescaped ``=``, ``:`` or whitespace), ``#``/``!``

@@ -10,7 +10,7 @@ Severities and thresholds are configurable in ``pyproject.toml``::
     TD402 = "off"                      # error | warning | info | off
 
 Only rule codes (TD4xx), the provider-name warning TD120 and what
-``lint --static`` could not settle (TD316, TD317) can be re-levelled;
+``lint --static`` could not decide (TD316, TD317) can be re-levelled;
 problems that stop a file from loading are always errors.
 
 Separate from the rules (:mod:`tooldeck._lint.rules`) because it is
@@ -31,7 +31,7 @@ __all__ = ["STATIC_CODES", "_LEVELS", "load_settings", "settings_from"]
 
 _LEVELS = {"error": Severity.ERROR, "warning": Severity.WARNING, "info": Severity.INFO}
 STATIC_CODES = frozenset({"TD316", "TD317"})
-"""What ``lint --static`` could not settle without an import: re-levellable like the rules."""
+"""What ``lint --static`` could not decide without an import: re-levellable like the rules."""
 
 
 def load_settings(start: Path | None = None) -> tuple[LintSettings, list[Diagnostic]]:

@@ -111,7 +111,7 @@ async def _in_daemon_thread(body: Callable[[], T]) -> T:
     loop = asyncio.get_running_loop()
     future: asyncio.Future[T] = loop.create_future()
 
-    def settle(value: Any, error: BaseException | None) -> None:
+    def complete(value: Any, error: BaseException | None) -> None:
         if future.done():
             return
         if error is not None:
@@ -127,7 +127,7 @@ async def _in_daemon_thread(body: Callable[[], T]) -> T:
         except BaseException as exc:  # handed to the waiting task, which raises it
             error = exc
         with contextlib.suppress(RuntimeError):  # the loop closed meanwhile: nobody waits
-            loop.call_soon_threadsafe(settle, value, error)
+            loop.call_soon_threadsafe(complete, value, error)
 
     context = contextvars.copy_context()
     threading.Thread(target=context.run, args=(run,), name="tooldeck-command", daemon=True).start()

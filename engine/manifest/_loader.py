@@ -244,7 +244,7 @@ def _load_file(
 
 
 def register_config(registry: ToolRegistry, config: Config) -> list[Diagnostic]:
-    """Register the web search and MCP servers the configuration declares (seed properties).
+    """Register the web search and MCP servers the configuration's sections declare.
 
     A clash with a manifest's web search drops only the configured search,
     never the configured servers.
@@ -274,7 +274,7 @@ def register_config(registry: ToolRegistry, config: Config) -> list[Diagnostic]:
 
 
 def _config_location(config: Config, name: str | None) -> SourceLocation | None:
-    """The line of the config key that declared ``name`` (seed properties or YAML)."""
+    """The line of the config key that declared ``name`` (a ``.properties`` key or YAML)."""
     if not config.source:
         return None
     key = "WebSearchTool" if name == "web_search" else None

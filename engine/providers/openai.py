@@ -112,14 +112,14 @@ def web_search_tool(spec: WebSearchSpec) -> dict[str, Any]:
 def hosted_mcp_tool(spec: McpServerSpec) -> dict[str, Any]:
     """OpenAI Responses ``mcp`` hosted tool (``openai.types.responses.tool_param.Mcp``).
 
-    ``authorization`` there is an OAuth access token, so a seed-style
-    ``"Bearer <token>"`` sends just the token; any other scheme (``Basic ...``)
+    ``authorization`` there is an OAuth access token, so a ``MCP.authorization``
+    written as ``"Bearer <token>"`` sends just the token; any other scheme (``Basic ...``)
     goes out as an ``Authorization`` header instead. ``allowed_tools`` and
     ``require_approval`` come from the declaration. Without a
     ``require_approval``, a server declared with ``side_effects: true`` asks
     ``"always"`` and any other sends none, which leaves the provider's default
     (OpenAI asks for approval); an approval is never waived unless the
-    declaration says ``never`` (the seed sent ``"never"`` for every server).
+    declaration says ``never`` (the Java functional-tools SPI sent ``"never"`` for every server).
     """
     tool: dict[str, Any] = {"type": "mcp", "server_label": spec.name, "server_url": spec.url}
     if spec.description:

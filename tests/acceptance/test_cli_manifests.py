@@ -263,7 +263,7 @@ def test_config_file_feeds_interpolation_and_enabled_when(run_line, tmp_path):
     assert listing["tools"] == []
 
 
-def test_seed_properties_config_declares_web_search_and_mcp(run_line, tmp_path):
+def test_properties_config_declares_web_search_and_mcp(run_line, tmp_path):
     write(tmp_path, "good.yaml", GOOD)
     props = tmp_path / "app.properties"
     props.write_text(

@@ -73,7 +73,7 @@ def test_config_group_warnings_name_the_keys_not_the_seed(run_line, tmp_path):
     (tmp_path / "tools.yaml").write_text("version: 1\n", encoding="utf-8")
     done = run_line("lint", "tools.yaml", "--config", "app.properties", cwd=tmp_path)
     assert (
-        "app.properties:1:1: TD235 [warning] MCP_1 is ignored: an MCP_1.* group registers a "
+        "app.properties:1:1: TD235 [warning] MCP_1 is ignored: the MCP_1.* keys register a "
         "server only when MCP_1.name is set"
     ) in done.output
     assert (

@@ -88,7 +88,7 @@ def test_the_loop_sends_the_real_credentials_and_logs_none(model, manifests, mon
     assert hosted_entry(first) == SENT
     assert first["tools"][0]["description"] == "Not about ***."  # only credentials go out
     assert all(secret not in caplog.text for secret in SECRETS)
-    assert TOKEN not in result.calls[0].result.text  # the result as the registry settles it
+    assert TOKEN not in result.calls[0].result.text  # the result as the registry hands it back
 
 
 def test_chat_sends_them_and_prints_only_masks(model, manifests, tmp_path, run_line):

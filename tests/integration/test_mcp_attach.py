@@ -124,7 +124,7 @@ async def wait_gone(pid: int, timeout: float = 10.0) -> bool:
 @pytest.fixture
 async def attached(server_script: Path) -> AsyncIterator[tuple[ToolRegistry, McpAttachment]]:
     registry = ToolRegistry()
-    registry.add_mcp_server_spec(spec(server_script))
+    registry.add(spec(server_script))
     async with attach_servers(registry) as attachment:
         yield registry, attachment
 
@@ -183,7 +183,7 @@ async def test_an_is_error_result_fails_the_call_with_the_servers_words(attached
 
 async def test_allowed_tools_keeps_only_the_listed_tools(server_script):
     registry = ToolRegistry()
-    registry.add_mcp_server_spec(spec(server_script, allowed_tools=("echo", "nope")))
+    registry.add(spec(server_script, allowed_tools=("echo", "nope")))
     async with attach_servers(registry) as attachment:
         assert [t.name for t in registry.tools()] == ["demo_echo"]
         assert attachment.health()["demo"].tools == ("demo_echo",)
@@ -193,8 +193,8 @@ async def test_allowed_tools_keeps_only_the_listed_tools(server_script):
 
 async def test_hosted_servers_are_left_alone(server_script):
     registry = ToolRegistry()
-    registry.add_mcp_server_spec(McpServerSpec(name="hosted", url="https://example.invalid/mcp"))
-    registry.add_mcp_server_spec(spec(server_script))
+    registry.add(McpServerSpec(name="hosted", url="https://example.invalid/mcp"))
+    registry.add(spec(server_script))
     async with attach_servers(registry) as attachment:
         assert attachment.servers == ("demo",)
 
@@ -204,10 +204,8 @@ async def test_hosted_servers_are_left_alone(server_script):
 
 async def test_a_server_that_cannot_start_is_left_out_and_the_others_work(server_script):
     registry = ToolRegistry()
-    registry.add_mcp_server_spec(
-        McpServerSpec(name="ghost", command=("/nonexistent/mcp-server",), prefix="ghost_")
-    )
-    registry.add_mcp_server_spec(spec(server_script))
+    registry.add(McpServerSpec(name="ghost", command=("/nonexistent/mcp-server",), prefix="ghost_"))
+    registry.add(spec(server_script))
     async with attach_servers(registry) as attachment:
         assert sorted(t.name for t in registry.tools()) == [f"demo_{t}" for t in TOOLS]
         ghost = attachment.health()["ghost"]
@@ -230,12 +228,12 @@ async def test_an_unreachable_http_server_is_left_out_with_the_reason(server_scr
     port = probe.getsockname()[1]
     probe.close()  # nothing listens there now
     registry = ToolRegistry()
-    registry.add_mcp_server_spec(
+    registry.add(
         McpServerSpec(
             name="web", url=f"http://127.0.0.1:{port}/mcp", via="client", authorization="tok"
         )
     )
-    registry.add_mcp_server_spec(spec(server_script))
+    registry.add(spec(server_script))
     async with attach_servers(registry, connect_timeout=10.0) as attachment:
         web = attachment.health()["web"]
         assert not web.ok
@@ -263,7 +261,7 @@ async def test_a_killed_server_is_reconnected_once_on_the_next_call(attached):
 
 async def test_a_server_that_stays_down_fails_the_call_after_one_reconnect(server_script):
     registry = ToolRegistry()
-    registry.add_mcp_server_spec(spec(server_script))
+    registry.add(spec(server_script))
     async with attach_servers(registry) as attachment:
         pid = int((await registry.acall("demo_pid", {})).text)
         server_script.with_suffix(".down").write_text("", encoding="utf-8")
@@ -293,7 +291,7 @@ async def test_tool_lists_are_cached_for_cache_ttl_and_listed_again_lazily(serve
     now = [1000.0]
     CountingSession.lists = 0
     registry = ToolRegistry()
-    registry.add_mcp_server_spec(spec(server_script, cache_ttl=60.0))
+    registry.add(spec(server_script, cache_ttl=60.0))
     async with attach_servers(
         registry, session_factory=CountingSession, clock=lambda: now[0]
     ) as attachment:
@@ -331,7 +329,7 @@ async def test_a_local_tool_shadows_the_remote_one(server_script):
         return f"local:{text}"
 
     registry.add_tool("demo_echo", None, local_echo)
-    registry.add_mcp_server_spec(spec(server_script))
+    registry.add(spec(server_script))
     async with attach_servers(registry) as attachment:
         health = attachment.health()["demo"]
         assert health.shadowed == ("demo_echo",)
@@ -344,8 +342,8 @@ async def test_a_local_tool_shadows_the_remote_one(server_script):
 
 async def test_two_servers_with_the_same_tool_names_the_first_wins(server_script):
     registry = ToolRegistry()
-    registry.add_mcp_server_spec(spec(server_script, name="one", prefix=""))
-    registry.add_mcp_server_spec(spec(server_script, name="two", prefix=""))
+    registry.add(spec(server_script, name="one", prefix=""))
+    registry.add(spec(server_script, name="two", prefix=""))
     attachment = McpAttachment(registry)
     await attachment.refresh("one")
     await attachment.refresh("two")
@@ -361,8 +359,8 @@ async def test_two_servers_with_the_same_tool_names_the_first_wins(server_script
 
 async def test_aclose_stops_every_server_and_unregisters_its_tools(server_script):
     registry = ToolRegistry()
-    registry.add_mcp_server_spec(spec(server_script, name="a", prefix="a_"))
-    registry.add_mcp_server_spec(spec(server_script, name="b", prefix="b_"))
+    registry.add(spec(server_script, name="a", prefix="a_"))
+    registry.add(spec(server_script, name="b", prefix="b_"))
     registry.use_loop(None)  # as if made outside any loop
     attachment = McpAttachment(registry)
     async with attachment:
@@ -379,7 +377,7 @@ async def test_aclose_stops_every_server_and_unregisters_its_tools(server_script
 
 def test_the_sync_helper_attaches_on_a_background_loop(server_script):
     registry = ToolRegistry()
-    registry.add_mcp_server_spec(spec(server_script))
+    registry.add(spec(server_script))
     with attach_in_background(registry) as attachment:
         result = registry.call("demo_echo", {"text": "from sync"})
         assert result.ok, result.text
@@ -395,7 +393,7 @@ def test_the_sync_helper_attaches_on_a_background_loop(server_script):
 
 async def test_a_call_timeout_applies_to_the_servers_tools(server_script):
     registry = ToolRegistry()
-    registry.add_mcp_server_spec(spec(server_script))
+    registry.add(spec(server_script))
     async with attach_servers(registry, timeouts={"demo": 7.5}):
         assert registry.get_tool("demo_echo").timeout == 7.5
 

@@ -587,7 +587,7 @@ async def test_stateless_requests_may_alternate_between_two_server_processes(pro
 
 
 async def test_handlers_see_the_mcp_session_and_request_ids(project: Path):
-    """The functional-tools seed passes the client session id to handlers; so do we."""
+    """The Java functional-tools SPI passes the client session id to handlers; so do we."""
     with http_server(project) as url:
         async with http_session(url) as session:
             first = (await session.call_tool("whoami", {})).structured_content

@@ -474,7 +474,7 @@ def test_max_tools_in_a_manifest_sets_the_cap(tmp_path):
 # ---------------------------------------------------------------- announcements end
 
 
-def settled(count: Any, quiet: float = 2.0, within: float = 40.0) -> int:
+def once_quiet(count: Any, quiet: float = 2.0, within: float = 40.0) -> int:
     """``count()`` once it has not changed for ``quiet`` seconds (or at the deadline)."""
     deadline = time.monotonic() + within
     last, since = count(), time.monotonic()
@@ -496,7 +496,7 @@ async def test_a_flood_of_list_changed_from_an_sdk_server_costs_a_few_listings()
 
         loop = asyncio.get_running_loop()
         listed = await loop.run_in_executor(
-            None, settled, lambda: asyncio.run_coroutine_threadsafe(lists(), loop).result()
+            None, once_quiet, lambda: asyncio.run_coroutine_threadsafe(lists(), loop).result()
         )
         assert listed <= 20, f"3,000 announcements cost {listed} listings"
 
@@ -511,7 +511,7 @@ async def test_ten_thousand_raw_announcements_cost_a_few_listings(tmp_path):
         def lists() -> int:
             return int(count_file.read_text(encoding="utf-8") or 0)
 
-        listed = await asyncio.get_running_loop().run_in_executor(None, settled, lists)
+        listed = await asyncio.get_running_loop().run_in_executor(None, once_quiet, lists)
         assert listed <= 20, f"10,000 announcements cost {listed} listings"
         assert (await registry.acall("echo", {"text": "x"})).ok
     assert grown_mb(before) < 200

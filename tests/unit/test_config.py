@@ -34,8 +34,8 @@ def only(diagnostics, code: str) -> Diagnostic:
 # -- fixtures ----------------------------------------------------------------------------------
 
 
-def test_seed_properties_fixture():
-    path = FIXTURES / "seed.properties"
+def test_hosted_tools_properties_fixture():
+    path = FIXTURES / "hosted_tools.properties"
     config = load_config(path)
     assert config.diagnostics == ()
     assert config.source == str(path)
@@ -80,7 +80,7 @@ def test_yaml_fixture_with_features():
     )
 
 
-# -- seed extraction --------------------------------------------------------------------------
+# -- hosted-tool sections ---------------------------------------------------------------------
 
 
 def test_mcp_groups_in_numeric_order(tmp_path):
@@ -145,7 +145,7 @@ def test_empty_values_count_as_unset(tmp_path):
     assert codes(config.diagnostics) == ["TD235"]
 
 
-def test_unknown_key_in_seed_group_warns(tmp_path):
+def test_unknown_key_in_section_warns(tmp_path):
     text = "MCP.name=x\nMCP.url=https://e.org\nMCP.autorization=Bearer t\n"
     config = load_config(write(tmp_path, "app.properties", text))
     assert [s.authorization for s in config.mcp_servers] == [None]
@@ -168,14 +168,14 @@ def test_web_search_type_other_than_default_is_kept(tmp_path):
     assert config.web_search == WebSearchSpec(type="web_search", origin=config.web_search.origin)
 
 
-def test_no_seed_groups_means_no_hosted_tools(tmp_path):
+def test_no_sections_means_no_hosted_tools(tmp_path):
     config = load_config(write(tmp_path, "app.properties", "features.orders=true\n"))
     assert config.web_search is None
     assert config.mcp_servers == ()
     assert config.get("features.orders") == "true"
 
 
-def test_yaml_seed_group_value_not_a_string(tmp_path):
+def test_yaml_section_value_not_a_string(tmp_path):
     text = "WebSearchTool:\n  type: default\n  country: NO\nMCP:\n  name: [a]\n  url: x\n"
     path = write(tmp_path, "app.yaml", text)
     config = load_config(path)
@@ -196,7 +196,7 @@ def test_yaml_mcp_name_without_url_located(tmp_path):
     assert (diagnostic.location.line, diagnostic.location.column) == (4, 3)
 
 
-def test_json_seed_groups_located(tmp_path):
+def test_json_sections_located(tmp_path):
     data = {"MCP": {"url": "https://e.org"}, "MCP_1": {"name": "x", "url": "https://e.org/x"}}
     path = write(tmp_path, "app.json", json.dumps(data, indent=2))
     config = load_config(path)
@@ -207,13 +207,13 @@ def test_json_seed_groups_located(tmp_path):
 
 
 def test_mcp_spec_rejection_becomes_a_diagnostic(monkeypatch, tmp_path):
-    from tooldeck._config import hosted_keys as _seedgroups
+    from tooldeck._config import hosted_keys
     from tooldeck._errors import RegistrationError
 
     def refuse(**kwargs):
         raise RegistrationError("nope", code="TD114")
 
-    monkeypatch.setattr(_seedgroups, "McpServerSpec", refuse)
+    monkeypatch.setattr(hosted_keys, "McpServerSpec", refuse)
     path = write(tmp_path, "app.properties", "MCP.url=https://e.org\nMCP.name=x\n")
     config = load_config(path)
     assert config.mcp_servers == ()
@@ -352,7 +352,7 @@ def test_yaml_duplicate_key_is_located_and_leaves_the_config_empty(tmp_path):
     assert diagnostic.format().startswith(f"{path}:4:3: TD208 ")
 
 
-def test_yaml_duplicate_top_level_seed_group_registers_nothing(tmp_path):
+def test_yaml_duplicate_top_level_section_registers_nothing(tmp_path):
     text = "MCP:\n  name: a\n  url: https://e.org/a\nMCP:\n  name: b\n  url: https://e.org/b\n"
     config = load_config(write(tmp_path, "app.yaml", text))
     assert config.mcp_servers == ()
@@ -445,7 +445,7 @@ def test_yaml_null_document_is_not_a_mapping(tmp_path, text):
     assert "not null" in diagnostic.message
 
 
-def test_yaml_seed_groups_located_through_anchors_and_merges(tmp_path):
+def test_yaml_sections_located_through_anchors_and_merges(tmp_path):
     text = (
         "hosts:\n"
         "  docs: &docs {url: 'https://e.org/docs'}\n"
@@ -553,7 +553,7 @@ def test_none_is_an_empty_config():
     assert config.diagnostics == ()
 
 
-def test_mapping_is_used_as_is_and_seed_groups_extracted():
+def test_mapping_is_used_as_is_and_sections_read():
     data = {
         "features": {"orders": True},
         "WebSearchTool": {"type": "default", "city": "Prague"},
@@ -573,7 +573,7 @@ def test_mapping_is_used_as_is_and_seed_groups_extracted():
     assert diagnostic.location is None  # declared in code
 
 
-def test_mapping_seed_group_that_is_not_a_mapping_is_application_data():
+def test_mapping_section_that_is_not_a_mapping_is_application_data():
     config = load_config({"MCP": "just a value", "WebSearchTool": True})
     assert config.mcp_servers == ()
     assert config.web_search is None

@@ -1,9 +1,9 @@
-"""Hosted web search and MCP servers as declared in YAML and in the seed configuration.
+"""Hosted web search and MCP servers as declared in YAML and in ``.properties`` configuration.
 
 Every field reaches the spec (and from there the export), and every value the
 provider would refuse is a located diagnostic: the meta-schema's TD213 for a
 wrong value, TD118 for a web search that does not hold together, TD114 for an
-MCP server's ``require_approval``, TD234 in the seed properties.
+MCP server's ``require_approval``, TD234 in the ``.properties`` keys.
 """
 
 from __future__ import annotations
@@ -183,7 +183,7 @@ def test_strict_auto_true_false_from_yaml(tmp_path, value, strict):
     assert [spec.strict for spec in registry.tools()] == [strict, strict]
 
 
-def test_seed_properties_declare_every_hosted_field(tmp_path):
+def test_properties_keys_declare_every_hosted_field(tmp_path):
     path = tmp_path / "app.properties"
     path.write_text(
         "WebSearchTool.type=web_search\nWebSearchTool.city=Prague\n"
@@ -231,7 +231,7 @@ def test_seed_properties_declare_every_hosted_field(tmp_path):
         ),
     ],
 )
-def test_seed_values_the_provider_would_refuse_are_td234(tmp_path, lines, expected):
+def test_properties_values_the_provider_would_refuse_are_td234(tmp_path, lines, expected):
     path = tmp_path / "app.properties"
     path.write_text(lines, encoding="utf-8")
     config = load_config(path)

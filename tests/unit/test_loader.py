@@ -27,7 +27,7 @@ from tooldeck.providers import export_tools
 
 ROOT = Path(__file__).resolve().parents[2]
 FILES_MANIFEST = ROOT / "manifests" / "files.yaml"
-SEED_PROPERTIES = ROOT / "tests" / "fixtures" / "config" / "seed.properties"
+HOSTED_PROPERTIES = ROOT / "tests" / "fixtures" / "config" / "hosted_tools.properties"
 FEATURES_YAML = ROOT / "tests" / "fixtures" / "config" / "features.yaml"
 MODULE = __name__
 SECRET = "s3cr3t-token-4711"
@@ -531,7 +531,7 @@ tools:
 @pytest.mark.parametrize("as_config", [False, True])
 def test_config_interpolation_from_a_properties_file(tmp_path: Path, as_config: bool) -> None:
     path = write(tmp_path, "m.yaml", PROPERTIES_MANIFEST)
-    config: Config | Path = load_config(SEED_PROPERTIES) if as_config else SEED_PROPERTIES
+    config: Config | Path = load_config(HOSTED_PROPERTIES) if as_config else HOSTED_PROPERTIES
     registry, result = load_manifests([path], config=config, environ={})
     assert result.diagnostics == []
     spec = registry.get_tool("near_me")
@@ -539,8 +539,8 @@ def test_config_interpolation_from_a_properties_file(tmp_path: Path, as_config: 
     assert spec.description == "Describe a file near Prague (Project MCP)."
 
 
-def test_seed_properties_register_web_search_and_mcp_servers() -> None:
-    registry, result = load_manifests([FILES_MANIFEST], config=str(SEED_PROPERTIES), environ={})
+def test_properties_keys_register_web_search_and_mcp_servers() -> None:
+    registry, result = load_manifests([FILES_MANIFEST], config=str(HOSTED_PROPERTIES), environ={})
     assert result.diagnostics == []
     search = registry.web_search()
     assert search is not None
@@ -644,11 +644,11 @@ def test_hosted_entries_in_two_files_are_reported_at_both_places(tmp_path: Path,
 
 def test_web_search_in_config_and_manifest_is_reported(tmp_path: Path) -> None:
     path = write(tmp_path, "a.yaml", "version: 1\nweb_search: {city: Oslo}\n")
-    registry, result = load_manifests([path], config=SEED_PROPERTIES, environ={})
+    registry, result = load_manifests([path], config=HOSTED_PROPERTIES, environ={})
     assert codes(result) == ["TD220"]
     (diagnostic,) = result.diagnostics
     assert diagnostic.location is not None
-    assert diagnostic.location.file == str(SEED_PROPERTIES)
+    assert diagnostic.location.file == str(HOSTED_PROPERTIES)
     assert "web search" in diagnostic.message
     assert result.registered == [str(path)]
     search = registry.web_search()
@@ -658,13 +658,13 @@ def test_web_search_in_config_and_manifest_is_reported(tmp_path: Path) -> None:
 
 def test_a_web_search_clash_keeps_the_config_mcp_servers(tmp_path: Path) -> None:
     path = write(tmp_path, "a.yaml", "version: 1\nweb_search: {city: Oslo}\n")
-    registry, _ = load_manifests([path], config=SEED_PROPERTIES, environ={})
+    registry, _ = load_manifests([path], config=HOSTED_PROPERTIES, environ={})
     assert [s.name for s in registry.mcp_servers()] == ["Project MCP", "Admin MCP"]
 
 
 def test_a_config_clash_is_located_at_the_config_entry(tmp_path: Path) -> None:
     path = write(tmp_path, "a.yaml", "version: 1\nweb_search: {city: Oslo}\n")
-    _, result = load_manifests([path], config=SEED_PROPERTIES, environ={})
+    _, result = load_manifests([path], config=HOSTED_PROPERTIES, environ={})
     (diagnostic,) = result.diagnostics
     assert diagnostic.location is not None
     assert diagnostic.location.line == 2  # WebSearchTool.type=default

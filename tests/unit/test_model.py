@@ -8,7 +8,7 @@ from tooldeck import MISSING, Param, ParamDescriptor, RegistrationError, ToolSpe
 from tooldeck._params import normalize_type
 
 
-def test_seed_positional_fields():
+def test_positional_fields_in_java_addtool_order():
     param = ParamDescriptor("path", "string", True, "File path to read")
     assert (param.name, param.type, param.required, param.description) == (
         "path",

@@ -1,4 +1,4 @@
-"""tooldeck._config.javaprops: the seed's java.util.Properties format, flat and nested."""
+"""tooldeck._config.javaprops: the java.util.Properties format, flat and nested."""
 
 from pathlib import Path
 

@@ -7,11 +7,14 @@ import pytest
 
 from tooldeck import (
     DuplicateToolError,
+    McpServerSpec,
     Param,
+    PromptSpec,
     RegistrationError,
     Severity,
     ToolRegistry,
     ToolSpec,
+    WebSearchSpec,
     safe_name,
 )
 
@@ -147,6 +150,31 @@ def test_add_ready_made_spec():
     spec = ToolSpec(name="e", description="E.", handler=echo, params=(Param("text"),))
     assert registry.add(spec) is spec
     assert registry.call("e", {"text": "x"}).ok
+
+
+def test_add_takes_a_ready_made_spec_of_any_kind():
+    registry = ToolRegistry()
+    prompt = PromptSpec(name="p", description="P.", template="Hi")
+    server = McpServerSpec(name="m", url="https://example.org/mcp")
+    search = WebSearchSpec()
+    assert registry.add(prompt) is prompt
+    assert registry.add(server) is server
+    assert registry.add(search) is search
+    assert (registry.get_prompt("p"), registry.mcp_servers(), registry.web_search()) == (
+        prompt,
+        (server,),
+        search,
+    )
+    with pytest.raises(TypeError, match="tool, prompt, MCP server or web search spec"):
+        registry.add("echo")  # type: ignore[call-overload]
+
+
+def test_add_mcp_server_spec_is_a_deprecated_alias_of_add():
+    registry = ToolRegistry()
+    server = McpServerSpec(name="m", url="https://example.org/mcp")
+    with pytest.warns(DeprecationWarning, match=r"use add\(spec\)"):
+        assert registry.add_mcp_server_spec(server) is server
+    assert registry.mcp_servers() == (server,)
 
 
 def test_replace_group_swaps_atomically_and_reports_changes():

@@ -74,9 +74,9 @@ def test_removing_something_absent_changes_nothing(registry, seen):
 
 
 def test_spec_level_adds_carry_their_group(registry, seen):
-    registry.add_prompt_spec(HI, group="manifest:a.yaml")
-    registry.add_mcp_server_spec(McpServerSpec(name="m", url="http://x/mcp"), group="config:c")
-    registry.add_web_search_spec(WebSearchSpec(), group="manifest:b.yaml")
+    registry.add(HI, group="manifest:a.yaml")
+    registry.add(McpServerSpec(name="m", url="http://x/mcp"), group="config:c")
+    registry.add(WebSearchSpec(), group="manifest:b.yaml")
     assert [group for group, _ in seen] == ["manifest:a.yaml", "config:c", "manifest:b.yaml"]
 
 
@@ -85,7 +85,7 @@ def test_spec_level_adds_carry_their_group(registry, seen):
     [
         lambda r, **kw: r.add_tool("greet", "Greet.", greet, **kw),
         lambda r, **kw: r.add_prompt("p", "", "Hi", **kw),
-        lambda r, **kw: r.add_prompt_spec(HI, **kw),
+        lambda r, **kw: r.add(HI, **kw),
         lambda r, **kw: r.add_mcp_server("m", "http://127.0.0.1:9/mcp", **kw),
         lambda r, **kw: r.add_web_search(**kw),
     ],

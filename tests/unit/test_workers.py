@@ -147,7 +147,7 @@ def test_an_interruption_that_never_landed_in_the_handler_lands_in_the_worker():
         assert pool.submit(lambda: sum(range(100))).result(timeout=5) == 4950
 
 
-async def test_submit_async_settles_a_future_of_the_loop():
+async def test_submit_async_completes_a_future_of_the_loop():
     pool = WorkerPool(2)
     loop = asyncio.get_running_loop()
     caller = threading.get_ident()

@@ -7,7 +7,7 @@ sends ``tools/call`` on the attachment's event loop; the registry's loop portal
 brings calls there from any thread, so ``registry.call`` works from worker
 threads and ``await registry.acall`` from the loop itself.
 
-Semantics (those of the seed's client-side MCP support), with who gets a
+Semantics (those of the MCP-aware Java tool registry's client-side MCP support), with who gets a
 name decided by :mod:`tooldeck._shadowing` (one rule, which lint shares) and
 what each group holds by :mod:`tooldeck.mcp._attaching.listing`, all servers
 published together by :mod:`tooldeck.mcp._attaching.publish`:

@@ -18,7 +18,7 @@ replies are read by attribute.
 Whatever the model gets wrong (arguments that are not JSON, an unknown or
 unoffered tool name, invalid arguments, a denied side effect) is answered
 with an error output the model can act on, never raised: the registry's own
-call path produces those results, and :meth:`Toolbox.settle` the one for a
+call path produces those results, and :meth:`Toolbox.pair_results` the one for a
 name that was not offered.
 """
 
@@ -298,7 +298,7 @@ class Toolbox:
             for call in calls
         ]
 
-    def settle(
+    def pair_results(
         self,
         calls: Sequence[ModelCall],
         tools: Sequence[str | None],
@@ -381,7 +381,7 @@ def conversation(
         handled, over = reply.calls[:max_tool_calls], reply.calls[max_tool_calls:]
         tools, runnable = toolbox.plan(registry, handled)
         results = (yield ("execute", runnable)) if runnable else []
-        made = toolbox.settle(handled, tools, results, turn)
+        made = toolbox.pair_results(handled, tools, results, turn)
         if over:
             log.warning(
                 "the model asked for %d tool calls in one turn; the last %d were not run "

@@ -17,7 +17,7 @@ def registry():
     registry.add_tool("files.read", "R.", read_file, bundle="files", tags=("read-only", "files"))
     registry.add_tool("ping", "P.", ping, tags=("ops",))
     registry.add_tool("raw_time", "T.", ping, tags=("mcp", "mcp:time"))  # an attached tool
-    registry.add_web_search_spec(WebSearchSpec(type="web_search", bundle="research"))
+    registry.add(WebSearchSpec(type="web_search", bundle="research"))
     registry.add_mcp_server("docs", "https://example.org/docs", bundle="research")
     registry.add_mcp_server("tracker", "https://example.org/tracker")
     registry.add_mcp_server("time", command=("mcp-server-time",), bundle="clock")
