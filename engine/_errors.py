@@ -98,7 +98,38 @@ class RegistrationError(ToolDeckError, ValueError):
 
 
 class DuplicateToolError(RegistrationError):
-    """A tool or prompt name is already registered and the policy is ``"error"``."""
+    """A tool or prompt name is already registered and the policy is ``"error"``.
+
+    The clash as data, so each layer can say it in its own words: ``kind`` is
+    the table the name is in (``"tool"``, ``"prompt"``, ``"mcp_server"``,
+    ``"web_search"``, ``"tool_use"``), ``name`` the name, ``group`` who tried
+    to take it and ``owner`` who holds it already (``None``: code, for both;
+    ``owner == group``: the same group declared it twice). The message is the
+    registry's own sentence; ``tool_name`` is ``name``, as before.
+    """
+
+    kind: str
+    name: str
+    group: str | None
+    owner: str | None
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        kind: str = "tool",
+        name: str | None = None,
+        group: str | None = None,
+        owner: str | None = None,
+        tool_name: str | None = None,
+        code: str = "TD112",
+    ) -> None:
+        name = name if name is not None else tool_name or ""
+        super().__init__(message, tool_name=tool_name or name or None, code=code)
+        self.kind = kind
+        self.name = name
+        self.group = group
+        self.owner = owner
 
 
 class ManifestError(ToolDeckError):

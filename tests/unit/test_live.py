@@ -703,3 +703,23 @@ def test_reload_errors_are_logged_with_their_location(
     assert any(m.startswith(f"{a}:2:8: TD212") for m in messages), messages
     assert f"kept the last good version of {a}" in messages
     assert f"reloaded {a}: +1 ~0 -0 tools" in messages
+
+
+def test_a_clash_with_code_blames_the_file_that_tried_and_its_kind(tmp_path: Path) -> None:
+    """The registry says which group and kind clashed: a prompt of the same name is no clash."""
+    registry = ToolRegistry()
+    registry.add_tool("shared", "A tool registered in code, never replaced.", code_handler)
+    a = save(
+        tmp_path / "a.yaml",
+        "version: 1\nprompts:\n  - name: shared\n    description: A prompt.\n    template: Hi\n",
+    )
+    b = save(tmp_path / "b.yaml", tools_yaml("beta", "shared"))
+    live = LiveManifests(registry, [tmp_path], environ={})
+    event = live.load()
+    (conflict,) = event.diagnostics
+    assert (conflict.code, conflict.tool_name) == ("TD220", "shared")
+    assert conflict.message == "tool 'shared' is already registered by code; rename it"
+    assert conflict.location is not None
+    assert (conflict.location.file, conflict.location.json_path) == (str(b), "$.tools[1].name")
+    assert live.registered() == [str(a)]
+    assert registry.get_prompt("shared") is not None
