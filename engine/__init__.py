@@ -45,6 +45,7 @@ if TYPE_CHECKING:  # the same names, eagerly, for type checkers and editors
         ToolDeckError,
         ToolFailed,
     )
+    from ._lastreload import ReloadEvent, ReloadStatus
     from ._model import (
         McpServerSpec,
         PromptSpec,
@@ -60,7 +61,6 @@ if TYPE_CHECKING:  # the same names, eagerly, for type checkers and editors
     from ._reload import Watcher, watch
     from ._schema import tool_input_schema
     from ._subscribers import Subscriber
-    from .manifest._events import ReloadEvent, ReloadStatus
     from .manifest._live import LiveManifests
     from .manifest._manifests import LoadResult, from_manifests, load_manifests
     from .manifest._project import load_project
@@ -150,8 +150,8 @@ _EXPORTS: dict[str, str] = {
     "PromptSpec": "._model",
     "RegistrationError": "._errors",
     "RegistryChange": "._entries",
-    "ReloadEvent": ".manifest._events",
-    "ReloadStatus": ".manifest._events",
+    "ReloadEvent": "._lastreload",
+    "ReloadStatus": "._lastreload",
     "ResultSpec": "._model",
     "RetrySpec": "._model",
     "Severity": "._diagnostics",

@@ -9,8 +9,8 @@ registration refuses it. Two things make the refusal useful:
   minimum of 1``, ``default "abc" is not valid: expected integer, got string``;
 - it finds every bad default of a tool, at any depth, in one pass: the first
   becomes the :class:`RegistrationError` raised, the others travel in its
-  ``also``, each with its own ``param`` and ``field_path`` so that the
-  manifest loader reports every one where it is written.
+  ``also``, each with its own ``param``, ``field_path`` and ``path`` so that
+  the manifest loader reports every one where it is written.
 
 Raw schema fragments are checked first (TD104, the first problem raised at
 once): a default cannot be judged against a fragment that does not work.
@@ -37,30 +37,32 @@ Steps = tuple[str, ...]
 
 def check_fragments(spec: ToolSpec, defs: Mapping[str, Any]) -> None:
     """Raw ``schema:`` fragments must be usable, at any depth; the first that is not raises."""
-    for param in spec.params:
-        for steps, nested in _walk(param):
+    for index, param in enumerate(spec.params):
+        for steps, at, nested in _walk(param):
             if nested.schema is None:
                 continue
             problem = check_fragment(nested.schema, {**defs, **nested.schema.get("$defs", {})})
-            if problem:
+            if problem:  # the parameter as a whole: a $ref may point at another one's $defs
                 raise RegistrationError(
                     f"{_named(param.name, steps)}: {problem}",
                     tool_name=spec.name,
                     param=param.name,
                     code="TD104",
                     field_path=steps,
+                    path=("params", index, *at),
                 )
 
 
 def nested_default_problems(spec: ToolSpec, defs: Mapping[str, Any]) -> list[RegistrationError]:
     """Every default of an object field or array item that breaks its own declaration."""
     problems: list[RegistrationError] = []
-    for param in spec.params:
-        for steps, nested in _walk(param):
+    for index, param in enumerate(spec.params):
+        for steps, at, nested in _walk(param):
             if not steps or not nested.has_default or nested.absent_default:
                 continue
             if not compile_checker(nested, root_defs=defs)(nested.default):
-                problems.append(_invalid(spec, nested, defs, top=param.name, steps=steps))
+                where = ("params", index, *at, "default")
+                problems.append(_invalid(spec, nested, defs, top=param.name, steps=steps, at=where))
     return problems
 
 
@@ -78,7 +80,8 @@ def default_plan(
     problems: list[RegistrationError] = []
     seen: list[str] = []
     names = {p.name for p in spec.params}
-    for param in spec.params:
+    for index, param in enumerate(spec.params):
+        at = ("params", index, "default")
         check = compile_checker(param, root_defs=root_defs)
         if param.absent_default:  # "optional, None when absent": the handler's own default wins
             if param.name not in handler_defaults:
@@ -97,12 +100,15 @@ def default_plan(
                         tool_name=spec.name,
                         param=param.name,
                         code="TD106",
+                        path=at,
                     )
                 )
             elif refs and (not param.types or "string" in param.types):
                 plan.append((param.name, value, TEMPLATE, check))
             elif not check(value):
-                problems.append(_invalid(spec, param, root_defs or {}, top=param.name, steps=()))
+                problems.append(
+                    _invalid(spec, param, root_defs or {}, top=param.name, steps=(), at=at)
+                )
             else:
                 plan.append(
                     (param.name, value, COPY if isinstance(value, list | dict) else PLAIN, check)
@@ -124,12 +130,19 @@ def raise_all(spec: ToolSpec, problems: list[RegistrationError]) -> None:
         param=first.param,
         code=first.code,
         field_path=first.field_path,
+        path=first.path,
         also=tuple(rest),
     )
 
 
 def _invalid(
-    spec: ToolSpec, param: ParamDescriptor, defs: Mapping[str, Any], *, top: str, steps: Steps
+    spec: ToolSpec,
+    param: ParamDescriptor,
+    defs: Mapping[str, Any],
+    *,
+    top: str,
+    steps: Steps,
+    at: tuple[str | int, ...],
 ) -> RegistrationError:
     return RegistrationError(
         f"{_named(top, steps)}: {why_invalid(param, defs)}",
@@ -137,6 +150,7 @@ def _invalid(
         param=top,
         code="TD108",
         field_path=steps,
+        path=at,
     )
 
 
@@ -196,10 +210,16 @@ def _named(top: str, steps: Steps) -> str:
     return f"parameter {top!r}" + (f": field {'.'.join(fields)}" if fields else "")
 
 
-def _walk(param: ParamDescriptor, steps: Steps = ()) -> Iterator[tuple[Steps, ParamDescriptor]]:
-    """``param`` and every parameter nested in it, each with the steps that lead to it."""
-    yield steps, param
-    for child in param.properties or ():
-        yield from _walk(child, (*steps, "properties", child.name))
+def _walk(
+    param: ParamDescriptor, steps: Steps = (), at: tuple[str | int, ...] = ()
+) -> Iterator[tuple[Steps, tuple[str | int, ...], ParamDescriptor]]:
+    """``param`` and every parameter nested in it, with the steps that lead to it.
+
+    Twice: by field name (``field_path``: ``("properties", "a")``) and by
+    attribute and index (``path``: ``("properties", 0)``).
+    """
+    yield steps, at, param
+    for index, child in enumerate(param.properties or ()):
+        yield from _walk(child, (*steps, "properties", child.name), (*at, "properties", index))
     if param.items is not None:
-        yield from _walk(param.items, (*steps, "items"))
+        yield from _walk(param.items, (*steps, "items"), (*at, "items"))

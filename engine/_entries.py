@@ -224,8 +224,10 @@ def with_entry(
         raise DuplicateToolError(
             f"{KIND_LABELS[kind]} {name!r} is already registered; "
             "use on_duplicate='replace' to replace it",
-            tool_name=name,
-            code="TD112",
+            kind=kind,
+            name=name,
+            group=entry.group,
+            owner=table[name].group,
         )
     updated = dict(table)
     updated[name] = entry
@@ -275,14 +277,18 @@ def stage(
             if name in table:
                 raise DuplicateToolError(
                     f"{KIND_LABELS[kind]} {name!r} is declared twice",  # type: ignore[index]
-                    tool_name=name,
-                    code="TD112",
+                    kind=kind,
+                    name=name,
+                    group=group,
+                    owner=group,
                 )
             if kind == "tool_use" and name in tables["tool"]:
                 raise DuplicateToolError(
                     f"tool {name!r} is declared twice (once with use:)",
-                    tool_name=name,
-                    code="TD112",
+                    kind="tool",
+                    name=name,
+                    group=group,
+                    owner=group,
                 )
             table[name] = Entry(value, group, yields)
     if web_search is not None:
@@ -334,8 +340,10 @@ def _taken(kind: Kind, name: str, group: str, owner: str | None) -> DuplicateToo
     by = "code" if owner is None else owner
     return DuplicateToolError(
         f"{KIND_LABELS[kind]} {name!r} from {group} is already registered by {by}",
-        tool_name=name,
-        code="TD112",
+        kind=kind,
+        name=name,
+        group=group,
+        owner=owner,
     )
 
 

@@ -22,6 +22,7 @@ unless the caller asked for ``raise_errors=True``.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Literal, TypeAlias
 
@@ -64,16 +65,27 @@ class ToolDeckError(Exception):
 class RegistrationError(ToolDeckError, ValueError):
     """A declaration cannot be registered: unknown type, invalid default, bad handler.
 
-    ``tool_name`` and ``param`` say where; ``field_path`` goes on below ``param``
-    to a nested parameter (``("properties", "address", "items")``: the items of
-    field ``address``); ``code`` is the stable diagnostic code the manifest
-    loader reports for the same mistake. ``also`` holds further problems found
-    in the same pass (every invalid default of a tool, not only the first), each
+    ``tool_name`` and ``param`` say where by name; ``field_path`` goes on below
+    ``param`` to a nested parameter (``("properties", "address", "items")``: the
+    items of field ``address``). ``path`` says which field of the declaration was
+    wrong, by attribute names and indices from the object being declared: for a
+    :class:`~tooldeck.ToolSpec` ``("params", 2, "default")`` is the default of its
+    third parameter, ``("params", 0, "properties", 1, "pattern")`` the pattern of
+    the second field of its first; for a ``ParamDescriptor`` ``("enum",)``. A
+    path ending at a parameter (``("params", 2)``) means the parameter as a
+    whole (a contradiction between its fields, a name the handler does not
+    take); ``()`` the declaration as a whole. Code that puts a declaration
+    inside another extends the path (:meth:`under`), so whoever wrote the
+    declaration (a manifest, a form) can point at the place without guessing
+    from ``code``. ``code`` is the stable diagnostic code the manifest loader
+    reports for the same mistake. ``also`` holds further problems found in the
+    same pass (every invalid default of a tool, not only the first), each
     located by its own fields; ``str()`` names them all, ``message`` only this one.
     """
 
     message: str
     also: tuple[RegistrationError, ...]
+    path: tuple[str | int, ...]
 
     def __init__(
         self,
@@ -83,6 +95,7 @@ class RegistrationError(ToolDeckError, ValueError):
         param: str | None = None,
         code: str = "TD100",
         field_path: tuple[str, ...] = (),
+        path: tuple[str | int, ...] = (),
         also: tuple[RegistrationError, ...] = (),
     ) -> None:
         text = message
@@ -94,11 +107,57 @@ class RegistrationError(ToolDeckError, ValueError):
         self.param = param
         self.code = code
         self.field_path = field_path
+        self.path = path
         self.also = also
+
+    def under(self, *steps: str | int) -> RegistrationError:
+        """The same error seen from a declaration that holds this one at ``steps``.
+
+        ``ParamDescriptor`` says ``("enum",)``; the spec holding it as its third
+        parameter raises ``error.under("params", 2)``: ``("params", 2, "enum")``.
+        The errors in ``also`` move with it; the message is unchanged.
+        """
+        moved = copy.copy(self)
+        moved.path = (*steps, *self.path)
+        moved.also = tuple(e.under(*steps) for e in self.also)
+        moved.__cause__, moved.__context__ = self.__cause__, self.__context__
+        moved.__suppress_context__ = self.__suppress_context__
+        return moved
 
 
 class DuplicateToolError(RegistrationError):
-    """A tool or prompt name is already registered and the policy is ``"error"``."""
+    """A tool or prompt name is already registered and the policy is ``"error"``.
+
+    The clash as data, so each layer can say it in its own words: ``kind`` is
+    the table the name is in (``"tool"``, ``"prompt"``, ``"mcp_server"``,
+    ``"web_search"``, ``"tool_use"``), ``name`` the name, ``group`` who tried
+    to take it and ``owner`` who holds it already (``None``: code, for both;
+    ``owner == group``: the same group declared it twice). The message is the
+    registry's own sentence; ``tool_name`` is ``name``, as before.
+    """
+
+    kind: str
+    name: str
+    group: str | None
+    owner: str | None
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        kind: str = "tool",
+        name: str | None = None,
+        group: str | None = None,
+        owner: str | None = None,
+        tool_name: str | None = None,
+        code: str = "TD112",
+    ) -> None:
+        name = name if name is not None else tool_name or ""
+        super().__init__(message, tool_name=tool_name or name or None, code=code)
+        self.kind = kind
+        self.name = name
+        self.group = group
+        self.owner = owner
 
 
 class ManifestError(ToolDeckError):

@@ -62,10 +62,16 @@ class RetrySpec:
     def __post_init__(self) -> None:
         if not isinstance(self.attempts, int) or self.attempts < 1:
             raise RegistrationError(
-                f"retry.attempts must be >= 1, got {self.attempts!r}", code="TD115"
+                f"retry.attempts must be >= 1, got {self.attempts!r}",
+                code="TD115",
+                path=("attempts",),
             )
         if self.backoff < 0 or self.max_backoff < 0:
-            raise RegistrationError("retry backoff must not be negative", code="TD115")
+            raise RegistrationError(
+                "retry backoff must not be negative",
+                code="TD115",
+                path=("backoff" if self.backoff < 0 else "max_backoff",),
+            )
         object.__setattr__(self, "on", tuple(self.on))
 
     def matches(self, exc: BaseException) -> bool:
@@ -220,6 +226,7 @@ class WebSearchSpec:
                 tool_name="web_search",
                 param="type",
                 code="TD118",
+                path=("type",),
             )
         for key in ("city", "country", "region", "timezone"):
             value = getattr(self, key)
@@ -229,6 +236,7 @@ class WebSearchSpec:
                     tool_name="web_search",
                     param=key,
                     code="TD118",
+                    path=(key,),
                 )
         if self.search_context_size is not None and (
             self.search_context_size not in SEARCH_CONTEXT_SIZES
@@ -239,6 +247,7 @@ class WebSearchSpec:
                 tool_name="web_search",
                 param="search_context_size",
                 code="TD118",
+                path=("search_context_size",),
             )
         if self.allowed_domains is not None:
             self._check_domains()
@@ -253,6 +262,7 @@ class WebSearchSpec:
                 tool_name="web_search",
                 param="filters",
                 code="TD118",
+                path=("allowed_domains",),
             )
         if not domains:
             raise RegistrationError(
@@ -260,6 +270,7 @@ class WebSearchSpec:
                 tool_name="web_search",
                 param="filters",
                 code="TD118",
+                path=("allowed_domains",),
             )
         if self.type.startswith("web_search_preview"):
             raise RegistrationError(
@@ -268,6 +279,7 @@ class WebSearchSpec:
                 tool_name="web_search",
                 param="filters",
                 code="TD118",
+                path=("allowed_domains",),
             )
         object.__setattr__(self, "allowed_domains", tuple(domains))
 
@@ -306,6 +318,7 @@ def _approval(server: str, value: Any) -> str | dict[str, dict[str, Any]]:
             tool_name=server,
             param="require_approval",
             code="TD114",
+            path=("require_approval",),
         )
 
     if isinstance(value, str):
@@ -454,6 +467,7 @@ class McpServerSpec:
                     tool_name=self.name,
                     param="require_approval",
                     code="TD114",
+                    path=("require_approval",),
                 )
             object.__setattr__(
                 self, "require_approval", _approval(self.name, self.require_approval)
@@ -468,6 +482,7 @@ class McpServerSpec:
                     tool_name=self.name,
                     param=limit,
                     code="TD114",
+                    path=(limit,),
                 )
 
 

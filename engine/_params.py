@@ -195,7 +195,9 @@ class ParamDescriptor:
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name:
-            raise RegistrationError("a parameter needs a non-empty string name", code="TD102")
+            raise RegistrationError(
+                "a parameter needs a non-empty string name", code="TD102", path=("name",)
+            )
         where: dict[str, Any] = {"param": self.name}
         set_ = object.__setattr__
         if self.schema is not None:
@@ -203,6 +205,7 @@ class ParamDescriptor:
                 raise RegistrationError(
                     f"parameter {self.name!r}: schema= must be a mapping",
                     code="TD104",
+                    path=("schema",),
                     **where,
                 )
             declared = self.schema.get("type")
@@ -215,7 +218,10 @@ class ParamDescriptor:
             set_(self, "enum", tuple(self.enum))
         items: Any = self.items
         if isinstance(items, str | list | tuple):
-            set_(self, "items", ParamDescriptor("items", items))
+            try:
+                set_(self, "items", ParamDescriptor("items", items))
+            except RegistrationError as exc:
+                raise exc.under("items") from None
         if self.properties is not None:
             set_(self, "properties", _as_descriptors(self.properties))
         if self.inject is not None and self.inject not in INJECTABLE:
@@ -223,6 +229,7 @@ class ParamDescriptor:
                 f"parameter {self.name!r}: inject={self.inject!r} is not one of "
                 f"{', '.join(INJECTABLE)}",
                 code="TD105",
+                path=("inject",),
                 **where,
             )
         if isinstance(self.enum, str | bytes | Mapping) or (
@@ -231,6 +238,7 @@ class ParamDescriptor:
             raise RegistrationError(
                 f"parameter {self.name!r}: enum must be a non-empty list of values",
                 code="TD104",
+                path=("enum",),
                 **where,
             )
         _check_constraints(self)
@@ -291,9 +299,10 @@ _COUNTS = ("min_length", "max_length", "min_items", "max_items")
 def _check_constraints(param: ParamDescriptor) -> None:
     """Constraint values that would make a schema invalid fail at declaration time."""
 
-    def fail(message: str) -> RegistrationError:
+    def fail(message: str, *path: str) -> RegistrationError:
+        """``path``: the one field that is wrong; none for fields that contradict each other."""
         return RegistrationError(
-            f"parameter {param.name!r}: {message}", param=param.name, code="TD104"
+            f"parameter {param.name!r}: {message}", param=param.name, code="TD104", path=path
         )
 
     for name in _COUNTS:
@@ -301,11 +310,11 @@ def _check_constraints(param: ParamDescriptor) -> None:
         if value is not None and (
             not isinstance(value, int) or isinstance(value, bool) or value < 0
         ):
-            raise fail(f"{name} must be a whole number >= 0, got {show_json(value)}")
+            raise fail(f"{name} must be a whole number >= 0, got {show_json(value)}", name)
     for name in ("minimum", "maximum"):
         value = getattr(param, name)
         if value is not None and (not isinstance(value, int | float) or isinstance(value, bool)):
-            raise fail(f"{name} must be a number, got {show_json(value)}")
+            raise fail(f"{name} must be a number, got {show_json(value)}", name)
     for low, high in (
         ("minimum", "maximum"),
         ("min_length", "max_length"),
@@ -317,7 +326,7 @@ def _check_constraints(param: ParamDescriptor) -> None:
     for name in ("pattern", "format", "description"):
         value = getattr(param, name)
         if value is not None and not isinstance(value, str):
-            raise fail(f"{name} must be a string, got {show_json(value)}")
+            raise fail(f"{name} must be a string, got {show_json(value)}", name)
     if param.pattern is not None:
         from ._regex import PatternError, check_declared, clip
 
@@ -329,6 +338,7 @@ def _check_constraints(param: ParamDescriptor) -> None:
                 f"regular expression: {exc.reason}",
                 param=param.name,
                 code="TD107",
+                path=("pattern",),
             ) from None
 
 
@@ -340,6 +350,7 @@ def _normalize(value: Any, param: str) -> str | tuple[str, ...]:
             f"parameter {param!r}: {exc.message}",
             param=param,
             code=exc.code,
+            path=("type",),
         ) from None
 
 
@@ -352,6 +363,7 @@ def _fragment_type(declared: Any, param: str) -> str | tuple[str, ...]:
             f"{', '.join(JSON_TYPES)}",
             param=param,
             code="TD104",
+            path=("schema", "type"),
         )
     return names[0] if len(names) == 1 else tuple(names)
 
@@ -361,11 +373,14 @@ def _as_descriptors(
 ) -> tuple[ParamDescriptor, ...]:
     if isinstance(value, Mapping):
         out = []
-        for key, spec in value.items():
+        for index, (key, spec) in enumerate(value.items()):
             if isinstance(spec, ParamDescriptor):
                 out.append(spec if spec.name == key else _renamed(spec, key))
-            else:
+                continue
+            try:
                 out.append(ParamDescriptor(key, spec))
+            except RegistrationError as exc:
+                raise exc.under("properties", index) from None
         return tuple(out)
     return tuple(value)
 

@@ -42,7 +42,9 @@ def prepare_tool(spec: ToolSpec) -> PreparedTool:
     """Compile ``spec`` for calling, raising RegistrationError for declaration mistakes."""
     problem = name_problem(spec.name)
     if problem is not None:  # a name is printed, quoted and sent: no control characters
-        raise RegistrationError(f"tool name {spec.name!r} {problem}", tool_name=spec.name)
+        raise RegistrationError(
+            f"tool name {spec.name!r} {problem}", tool_name=spec.name, path=("name",)
+        )
     signature = signature_of(spec.handler)
     common: dict[str, Any] = {
         "spec": spec,
@@ -63,11 +65,15 @@ def prepare_tool(spec: ToolSpec) -> PreparedTool:
                 "whether it is open itself (its additionalProperties)",
                 tool_name=spec.name,
                 code="TD104",
+                path=("additional_properties",),
             )
         return _prepare_external(spec, signature, common)
-    schema = tool_input_schema(
-        spec.params, tool_name=spec.name, additional_properties=spec.additional_properties
-    )
+    try:
+        schema = tool_input_schema(
+            spec.params, tool_name=spec.name, additional_properties=spec.additional_properties
+        )
+    except RegistrationError as exc:
+        raise exc.under("params") from None
     root_defs = schema.get("$defs")
     try:
         check = compile_object_checker(
@@ -152,7 +158,9 @@ def _prepare_external(
     schema = dict(spec.input_schema or {})
     problem = schema_problem(schema)
     if problem is not None:
-        raise RegistrationError(f"input_schema {problem}", tool_name=spec.name, code="TD104")
+        raise RegistrationError(
+            f"input_schema {problem}", tool_name=spec.name, code="TD104", path=("input_schema",)
+        )
     validator = schema_validator(schema)
     injections = []
     mapping_name = "arguments"
@@ -309,6 +317,7 @@ def _bind_handler(spec: ToolSpec, signature: inspect.Signature | None) -> _Handl
                     tool_name=spec.name,
                     param=name,
                     code="TD111",
+                    path=("handler",),
                 )
             if info.positional_only and name in declared:
                 raise RegistrationError(
@@ -316,6 +325,7 @@ def _bind_handler(spec: ToolSpec, signature: inspect.Signature | None) -> _Handl
                     tool_name=spec.name,
                     param=name,
                     code="TD110",
+                    path=("params", _index(spec, name)),
                 )
             convert = info.converter
             own = declared.get(name)
@@ -324,7 +334,7 @@ def _bind_handler(spec: ToolSpec, signature: inspect.Signature | None) -> _Handl
                 convert = fitted_converter(info.annotation, own.types, own.enum)
             if convert is not None:
                 converters.append((name, convert))
-        for param in spec.params:
+        for index, param in enumerate(spec.params):
             if param.name not in params and not profile.takes_kwargs:
                 raise RegistrationError(
                     f"declared parameter {param.name!r} is not accepted by the handler "
@@ -332,8 +342,14 @@ def _bind_handler(spec: ToolSpec, signature: inspect.Signature | None) -> _Handl
                     tool_name=spec.name,
                     param=param.name,
                     code="TD110",
+                    path=("params", index),
                 )
     return _HandlerBinding(tuple(converters), tuple(injections), frozenset(optional))
+
+
+def _index(spec: ToolSpec, name: str) -> int:
+    """Where parameter ``name`` is declared in ``spec.params`` (the first, if twice)."""
+    return next(i for i, p in enumerate(spec.params) if p.name == name)
 
 
 def _is_async(handler: Callable[..., Any]) -> bool:
@@ -353,6 +369,7 @@ def _shaper(spec: ToolSpec) -> ResultShaper | None:
             f"result.select {spec.result.select!r} is not a valid JMESPath expression: {exc}",
             tool_name=spec.name,
             code="TD109",
+            path=("result", "select"),
         ) from exc
 
 

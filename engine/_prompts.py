@@ -74,7 +74,10 @@ def _template_renderer(spec: PromptSpec) -> Any:
         fields = [f for _, f, _, _ in string.Formatter().parse(template) if f is not None]
     except ValueError as exc:
         raise RegistrationError(
-            f"prompt template is malformed: {exc}", tool_name=spec.name, code="TD113"
+            f"prompt template is malformed: {exc}",
+            tool_name=spec.name,
+            code="TD113",
+            path=("template",),
         ) from exc
     for field in fields:
         if not field.isidentifier():
@@ -82,6 +85,7 @@ def _template_renderer(spec: PromptSpec) -> Any:
                 f"prompt template field {{{field}}} must be a plain parameter name",
                 tool_name=spec.name,
                 code="TD113",
+                path=("template",),
             )
         if field not in declared:
             raise RegistrationError(
@@ -89,6 +93,7 @@ def _template_renderer(spec: PromptSpec) -> Any:
                 tool_name=spec.name,
                 param=field,
                 code="TD113",
+                path=("template",),
             )
 
     def render(**values: Any) -> str:
@@ -107,12 +112,15 @@ def prepare_prompt(spec: PromptSpec) -> PreparedPrompt:
     """Compile a prompt, raising RegistrationError for declaration mistakes."""
     problem = name_problem(spec.name)
     if problem is not None:  # shown in listings and messages: no control characters
-        raise RegistrationError(f"prompt name {spec.name!r} {problem}", tool_name=spec.name)
+        raise RegistrationError(
+            f"prompt name {spec.name!r} {problem}", tool_name=spec.name, path=("name",)
+        )
     if spec.role not in ("assistant", "user"):
         raise RegistrationError(
             f"prompt role {spec.role!r} is not 'assistant' or 'user'",
             tool_name=spec.name,
             code="TD113",
+            path=("role",),
         )
     if (spec.template is None) == (spec.handler is None):
         raise RegistrationError(

@@ -44,6 +44,7 @@ from ._entries import (
     without_entry,
 )
 from ._errors import ToolCallError
+from ._lastreload import ReloadStatus, ReloadStatusSource
 from ._log import get_logger
 from ._model import (
     McpServerSpec,
@@ -135,8 +136,7 @@ class ToolRegistry(RegistrationShortcuts, CallDispatch):
         self._fast = not self._policy.active
         self._subscribers = Subscribers()
         self.use_loop(loop if loop is not None else running_loop())
-        self.reload_status: Any = None
-        """Set by :mod:`tooldeck._reload` while manifests are watched: the last reload's outcome."""
+        self._reloads: ReloadStatusSource | None = None
 
     # ----------------------------------------------------------------- settings
     @property
@@ -160,6 +160,21 @@ class ToolRegistry(RegistrationShortcuts, CallDispatch):
         it await directly. ``None`` goes back to a fresh loop per sync call.
         """
         self._env.portal = None if loop is None else LoopPortal(loop)
+
+    @property
+    def reload_status(self) -> ReloadStatus | None:
+        """The outcome of the last reload of manifests into this registry (None before any).
+
+        Read-only: the status belongs to the manifests that reload
+        (:class:`~tooldeck.LiveManifests`, which a watcher runs); the registry
+        asks the ones that reloaded into it last (:meth:`follow_reloads`).
+        """
+        source = self._reloads
+        return None if source is None else source.status
+
+    def follow_reloads(self, source: ReloadStatusSource) -> None:
+        """Answer :attr:`reload_status` from ``source`` from now on (its ``status``)."""
+        self._reloads = source
 
     @property
     def diagnostics(self) -> tuple[Diagnostic, ...]:

@@ -25,9 +25,9 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ._lastreload import ReloadEvent
 from ._log import get_logger
 from ._registry import ToolRegistry
-from .manifest._events import ReloadEvent
 from .manifest._live import LiveManifests
 
 if TYPE_CHECKING:

@@ -39,7 +39,7 @@ def tool_input_schema(
     properties: dict[str, Any] = {}
     required: list[str] = []
     defs: dict[str, Any] = {}
-    for param in params:
+    for index, param in enumerate(params):
         if nested and param.inject is not None:
             raise RegistrationError(
                 f"parameter {param.name!r}: inject= applies only to a tool's own parameters, "
@@ -47,6 +47,7 @@ def tool_input_schema(
                 tool_name=tool_name,
                 param=param.name,
                 code="TD105",
+                path=(index, "inject"),
             )
         if not nested and param.injected is not None:
             continue
@@ -56,8 +57,12 @@ def tool_input_schema(
                 tool_name=tool_name,
                 param=param.name,
                 code="TD103",
+                path=(index,),
             )
-        properties[param.name] = param_schema(param, defs=defs, tool_name=tool_name)
+        try:
+            properties[param.name] = param_schema(param, defs=defs, tool_name=tool_name)
+        except RegistrationError as exc:
+            raise exc.under(index) from None
         if param.required:
             required.append(param.name)
     schema: dict[str, Any] = {"type": "object", "properties": properties}
@@ -106,13 +111,19 @@ def param_schema(
     if param.maximum is not None:
         out["maximum"] = param.maximum
     if param.items is not None:
-        out["items"] = param_schema(param.items, defs=defs, tool_name=tool_name)
+        try:
+            out["items"] = param_schema(param.items, defs=defs, tool_name=tool_name)
+        except RegistrationError as exc:
+            raise exc.under("items") from None
     if param.min_items is not None:
         out["minItems"] = param.min_items
     if param.max_items is not None:
         out["maxItems"] = param.max_items
     if param.properties is not None:
-        nested = tool_input_schema(param.properties, tool_name=tool_name, nested=True)
+        try:
+            nested = tool_input_schema(param.properties, tool_name=tool_name, nested=True)
+        except RegistrationError as exc:
+            raise exc.under("properties") from None
         for key, value in nested.pop("$defs", {}).items():
             _hoist({key: value}, defs, param, tool_name)
         out["properties"] = nested["properties"]

@@ -77,6 +77,15 @@ class YamlDocument:
             file=self.file, line=mark.line + 1, column=mark.column + 1, json_path=json_path(path)
         )
 
+    def existing(self, path: Sequence[str | int]) -> tuple[str | int, ...]:
+        """The longest start of ``path`` that is in the document (what :meth:`locate` finds)."""
+        node = self.root
+        for depth, part in enumerate(path):
+            node, _ = self._child(node, part)
+            if node is None:
+                return tuple(path[:depth])
+        return tuple(path)
+
     def _child(
         self, node: yaml.Node | None, part: str | int
     ) -> tuple[yaml.Node | None, yaml.Node | None]:

@@ -5,7 +5,10 @@ programmatic API could not: every entry becomes the same ParamDescriptor and
 ToolSpec a Python caller would write, and each tool and prompt is prepared
 here (:func:`tooldeck._prepare.prepare_tool`) so its declaration mistakes (a
 default that violates its type, a parameter the handler cannot accept) come
-back as located diagnostics with the registry's own codes; the prepared
+back as located diagnostics with the registry's own codes, each at the place
+its :attr:`RegistrationError.path <tooldeck.RegistrationError.path>` names
+(the spec's fields are written under the same names and in the same order
+here, so a spec path is a document path); the prepared
 objects travel on in the :class:`Bundle` to the registry, which uses them as
 they are. One bad entry never hides the good ones: it is reported and skipped.
 """
@@ -30,11 +33,11 @@ from .._model import (
     ToolSpec,
     WebSearchSpec,
 )
-from .._params import MISSING, ParamDescriptor
+from .._params import ParamDescriptor
 from .._prepare import prepare_tool
 from .._prompts import PreparedPrompt, prepare_prompt
 from .._yaml import YamlDocument
-from ._buildpaths import find_injected, param_path
+from ._buildparams import param_entry
 from ._builduse import build_use
 from ._resolve import (
     STATIC_NOTES,
@@ -62,19 +65,7 @@ _OPTION_KEYS = (
     "retry",
     "substitute_result",
 )
-_PARAM_FIELDS = (
-    "minimum",
-    "maximum",
-    "min_length",
-    "max_length",
-    "min_items",
-    "max_items",
-    "pattern",
-    "format",
-    "inject",
-)
 _LOCATION_KEYS = ("city", "country", "region", "timezone")
-_ERROR_FIELD = {"TD101": "type", "TD106": "default", "TD108": "default", "TD107": "pattern"}
 
 
 @dataclass
@@ -200,6 +191,16 @@ class _Builder:
     def locate(self, path: Path_) -> SourceLocation:
         return self.doc.locate(path)
 
+    def place(self, path: Path_, below: tuple[str | int, ...]) -> Path_:
+        """Where to report a :class:`RegistrationError` whose ``path`` is ``below`` ``path``.
+
+        A path ending at a parameter means the parameter as a whole, shown at
+        its name; a field not written in the file (params inferred from the
+        handler, an option from ``defaults:``) at the nearest place that is.
+        """
+        at = (*path, *below, "name") if below and isinstance(below[-1], int) else (*path, *below)
+        return self.doc.existing(at)
+
     def handler(self, reference: str, path: Path_) -> Callable[..., Any] | None:
         found = self._handlers.get(reference)
         if found is None:
@@ -237,10 +238,9 @@ class _Builder:
         ok = True
         for index, entry in enumerate(entries):
             try:
-                params.append(_param(entry))
+                params.append(param_entry(entry))
             except RegistrationError as exc:
-                where = (*path, index, _ERROR_FIELD.get(exc.code, "name"))
-                self.report(where, exc.code, exc.message, tool=owner)
+                self.report(self.place(path, (index, *exc.path)), exc.code, exc.message, tool=owner)
                 ok = False
         return tuple(params) if ok else None
 
@@ -258,33 +258,11 @@ class _Builder:
         )
         return True
 
-    def registration_error(
-        self, exc: RegistrationError, path: Path_, entries: list[Any] | None, name: str
-    ) -> None:
-        where: Path_ = path
-        declared = exc.param is not None and any(
-            isinstance(e, Mapping) and e.get("name") == exc.param for e in entries or ()
-        )
-        if exc.code == "TD111" or (exc.code == "TD110" and not declared):
-            where = (*path, "handler")
-        elif exc.code == "TD109":
-            where = (*path, "result", "select")
-        elif exc.code == "TD105" and exc.param and entries is not None:
-            nested = find_injected(entries, exc.param)
-            where = (*path, "params", *nested) if nested else path
-        elif exc.param and entries is not None:
-            matches = [
-                index
-                for index, entry in enumerate(entries)
-                if isinstance(entry, Mapping) and entry.get("name") == exc.param
-            ]
-            if matches:  # a duplicate (TD103) is reported where it is repeated
-                index = matches[-1] if exc.code == "TD103" else matches[0]
-                below = param_path(entries[index], exc.field_path) or ()  # () when not as written
-                where = (*path, "params", index, *below, _ERROR_FIELD.get(exc.code, "name"))
-        self.report(where, exc.code, exc.message, tool=name)
+    def registration_error(self, exc: RegistrationError, path: Path_, name: str) -> None:
+        """Report ``exc`` (a tool's or prompt's spec at ``path``) where its path points."""
+        self.report(self.place(path, exc.path), exc.code, exc.message, tool=name)
         for other in exc.also:  # every problem the same pass found (all bad defaults)
-            self.registration_error(other, path, entries, name)
+            self.registration_error(other, path, name)
 
     def tool(self, entry: Mapping[str, Any], path: Path_, defaults: Mapping[str, Any]) -> None:
         if "use" in entry:
@@ -324,7 +302,7 @@ class _Builder:
             )
             prepared = prepare_tool(spec)
         except RegistrationError as exc:
-            self.registration_error(exc, path, declared, name)
+            self.registration_error(exc, path, name)
             return
         self.bundle.tools.append(spec)
         self.bundle.prepared_tools[name] = prepared
@@ -397,10 +375,7 @@ class _Builder:
             )
             prepared_prompt = prepare_prompt(spec)
         except RegistrationError as exc:
-            field_name = "template" if "template" in entry else "handler"
-            self.registration_error(
-                exc, (*path, field_name) if exc.code == "TD113" else path, declared, name
-            )
+            self.registration_error(exc, path, name)
             return
         self.bundle.prompts.append(spec)
         self.bundle.prepared_prompts[name] = prepared_prompt
@@ -432,8 +407,7 @@ class _Builder:
                     options[key] = tuple(options[key])
             spec = McpServerSpec(origin=self.locate(path), bundle=self.bundle.name, **options)
         except RegistrationError as exc:
-            where = path if exc.param is None or exc.param not in entry else (*path, exc.param)
-            self.report(where, exc.code, exc.message, tool=entry.get("name"))
+            self.report(self.place(path, exc.path), exc.code, exc.message, tool=entry.get("name"))
             return
         self.bundle.servers.append(spec)
         self.bundle.server_paths[spec.name] = path
@@ -463,9 +437,15 @@ class _Builder:
                 origin=self.locate(path),
                 **(location if location is not None else flat),
             )
-        except RegistrationError as exc:
-            key = exc.param if exc.param is not None and exc.param in entry else "user_location"
-            self.report((*path, key) if key in entry else path, exc.code, exc.message)
+        except RegistrationError as exc:  # the spec's fields are flat, the file nests some
+            field_name = exc.path[0] if exc.path else None
+            if field_name == "allowed_domains":
+                below: Path_ = ("filters",)  # (the domains' own mistakes stop at the meta-schema)
+            elif field_name in _LOCATION_KEYS and location is not None:
+                below = ("user_location", field_name)
+            else:
+                below = exc.path
+            self.report(self.place(path, below), exc.code, exc.message)
 
 
 def _retry(entry: Mapping[str, Any], path: Path_, builder: _Builder, tool: str) -> RetrySpec | None:
@@ -483,27 +463,5 @@ def _retry(entry: Mapping[str, Any], path: Path_, builder: _Builder, tool: str) 
     try:
         return RetrySpec(**values)
     except RegistrationError as exc:
-        builder.report(path, exc.code, exc.message, tool=tool)
+        builder.report(builder.place(path, exc.path), exc.code, exc.message, tool=tool)
         return None
-
-
-def _param(entry: Mapping[str, Any]) -> ParamDescriptor:
-    """One YAML parameter entry -> ParamDescriptor (nested items/properties too)."""
-    kwargs: dict[str, Any] = {k: entry[k] for k in _PARAM_FIELDS if k in entry}
-    if "enum" in entry:
-        kwargs["enum"] = tuple(entry["enum"])
-    if "schema" in entry:
-        kwargs["schema"] = entry["schema"]
-    if "items" in entry:
-        items = entry["items"]
-        kwargs["items"] = items if isinstance(items, str) else _param({"name": "items", **items})
-    if "properties" in entry:
-        kwargs["properties"] = tuple(_param(p) for p in entry["properties"])
-    return ParamDescriptor(
-        entry.get("name", "items"),
-        entry.get("type", "string"),
-        entry.get("required", True),
-        entry.get("description", ""),
-        default=entry.get("default", MISSING),
-        **kwargs,
-    )

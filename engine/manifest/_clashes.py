@@ -11,6 +11,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from .._diagnostics import Diagnostic
+from .._entries import KIND_LABELS
 from .._errors import DuplicateToolError
 from .._yaml import YamlDocument, read_yaml
 from ._build import Bundle
@@ -19,6 +20,7 @@ from ._loader import GROUP_PREFIX
 __all__ = ["code_clash", "cross_file_clashes", "declared_names"]
 
 Updates = Mapping[str, tuple[Bundle | None, YamlDocument | None]]
+_LABELS: Mapping[str, str] = {str(kind): label for kind, label in KIND_LABELS.items()}
 NameKey = tuple[str, str]
 """(kind, name): the same name may be a tool in one file and a prompt in another."""
 
@@ -92,22 +94,27 @@ def cross_file_clashes(
 
 
 def code_clash(updates: Updates, exc: DuplicateToolError) -> tuple[str, list[Diagnostic]]:
-    """The file declaring the name that clashed with code, and that clash, located."""
-    name = exc.tool_name or ""
-    for file, (bundle, doc) in updates.items():
-        if bundle is None or doc is None:
-            continue
-        for (_, declared), path in declared_names(bundle):
-            if declared == name:
-                message = exc.message.replace(f" from {GROUP_PREFIX}{file}", "")
-                diagnostic = Diagnostic(
-                    code="TD220",
-                    message=f"{message}; rename it",
-                    location=doc.locate(path),
-                    tool_name=name,
-                )
-                return file, [diagnostic]
-    return next(iter(updates)), []
+    """The file whose name the registry refused (code or another layer holds it), located.
+
+    The registry says which group tried to take which name and who holds it;
+    the words are this layer's: the file is where the diagnostic points, so
+    it is not named again.
+    """
+    file = (exc.group or "").removeprefix(GROUP_PREFIX)
+    if exc.group is None or file not in updates:  # not a file of this swap: the first, unlocated
+        return next(iter(updates)), []
+    bundle, doc = updates[file]
+    label = _LABELS.get(exc.kind, exc.kind)
+    declared = _LABELS["tool"] if exc.kind == "tool_use" else label  # a use declares a tool
+    where = dict(declared_names(bundle)).get((declared, exc.name)) if bundle is not None else None
+    holder = "code" if exc.owner is None else exc.owner
+    diagnostic = Diagnostic(
+        code="TD220",
+        message=f"{label} {exc.name!r} is already registered by {holder}; rename it",
+        location=doc.locate(where) if doc is not None and where is not None else None,
+        tool_name=exc.name,
+    )
+    return file, [diagnostic]
 
 
 def _doc_for(file: str, updates: Updates) -> YamlDocument | None:

@@ -34,12 +34,12 @@ from typing import TYPE_CHECKING, Any
 from .._diagnostics import Diagnostic, Severity, SourceLocation
 from .._entries import GroupContent, RegistryChange
 from .._errors import DuplicateToolError
+from .._lastreload import ReloadEvent, ReloadStatus, ReloadStatusHolder
 from .._log import get_logger
 from .._registry import ToolRegistry
 from .._yaml import YamlDocument, read_yaml
 from ._build import Bundle
 from ._clashes import code_clash, cross_file_clashes
-from ._events import ReloadEvent, ReloadStatus
 from ._loader import (
     GROUP_PREFIX,
     SUFFIXES,
@@ -98,6 +98,7 @@ class LiveManifests:
         self._subscribers: list[Callable[[ReloadEvent], Any]] = []
         self._lock = threading.Lock()
         self._reloads = 0
+        self._outcome = ReloadStatusHolder()
         self.documents: dict[str, YamlDocument] = {}
         """The last read of each file, in the order files were read."""
         self.bundles: dict[str, Bundle] = {}
@@ -146,6 +147,11 @@ class LiveManifests:
                 return problems[0]
         return None
 
+    @property
+    def status(self) -> ReloadStatus | None:
+        """The last reload's outcome (None before the first); ``registry.reload_status`` too."""
+        return self._outcome.status
+
     def subscribe(self, callback: Callable[[ReloadEvent], Any]) -> Callable[[], None]:
         """Call ``callback(event)`` after every reload; returns an unsubscribe function."""
         self._subscribers.append(callback)
@@ -189,13 +195,14 @@ class LiveManifests:
             if not event.files and not event.diagnostics:
                 return event  # nothing relevant changed: no reload to report
             self._reloads += 1
-            self.registry.reload_status = ReloadStatus(
+            self._outcome.status = ReloadStatus(
                 ok=not self._errors,
                 last=event,
                 reloads=self._reloads,
                 at=time.time(),
                 errors=dict(self._errors),
             )
+            self.registry.follow_reloads(self._outcome)  # the manifests that reloaded last
         if notify:
             self._notify(event)
         return event

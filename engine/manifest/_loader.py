@@ -259,15 +259,22 @@ def register_config(registry: ToolRegistry, config: Config) -> list[Diagnostic]:
             registry.replace_group(group, servers=config.mcp_servers, web_search=search)
             break
         except DuplicateToolError as exc:
+            label = "web search" if exc.kind == "web_search" else "MCP server"
+            holder = "code" if exc.owner is None else exc.owner
+            clash = (
+                "is declared twice"
+                if exc.owner == group
+                else f"from {group} is already registered by {holder}"
+            )
             problems.append(
                 Diagnostic(
                     code="TD220",
-                    message=f"{exc.message}; remove one of them",
-                    location=_config_location(config, exc.tool_name),
-                    tool_name=exc.tool_name,
+                    message=f"{label} {exc.name!r} {clash}; remove one of them",
+                    location=_config_location(config, exc.name),
+                    tool_name=exc.name,
                 )
             )
-            if exc.tool_name != "web_search":
+            if exc.kind != "web_search":
                 break
             search = None
     return problems

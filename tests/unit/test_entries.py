@@ -163,3 +163,36 @@ def test_change_records_merge_and_say_which_lists_changed():
     assert set(KINDS) == {"tool", "prompt", "mcp_server", "web_search", "tool_use"}
     assert RegistryChange.of("tool_use", changed=("now",)).uses_changed == ("now",)
     assert not RegistryChange.of("tool_use", added=("now",)).tools_changed
+
+
+def _clash(raised: pytest.ExceptionInfo[DuplicateToolError]) -> tuple[object, ...]:
+    error = raised.value
+    return (error.kind, error.name, error.group, error.owner, error.tool_name, error.code)
+
+
+def test_a_duplicate_carries_the_clash_as_data():
+    """Kind, name, who tried and who holds it: other layers write their own words from these."""
+    snap, _ = with_entry(Snapshot(), "tool", "taken", Entry(tool("taken"), None), "error")
+    with pytest.raises(DuplicateToolError) as raised:
+        with_entry(snap, "tool", "taken", Entry(tool("taken"), "g"), "error")
+    assert _clash(raised) == ("tool", "taken", "g", None, "taken", "TD112")
+    with pytest.raises(DuplicateToolError) as raised:
+        replace_groups(snap, {"manifest:a": stage("manifest:a", [tool("taken")], [], [], None)})
+    assert _clash(raised) == ("tool", "taken", "manifest:a", None, "taken", "TD112")
+    snap, _ = replace_groups(snap, {"a": stage("a", [], [prompt("p")], [], None)})
+    with pytest.raises(DuplicateToolError) as raised:
+        replace_groups(snap, {"b": stage("b", [], [prompt("p")], [], None)})
+    assert _clash(raised) == ("prompt", "p", "b", "a", "p", "TD112")
+    with pytest.raises(DuplicateToolError) as raised:
+        stage("g", [], [], [server("m"), server("m")], None)
+    assert _clash(raised) == ("mcp_server", "m", "g", "g", "m", "TD112")
+    both = {"a": stage("a", [tool("z")], [], [], None), "b": stage("b", [tool("z")], [], [], None)}
+    with pytest.raises(DuplicateToolError) as raised:
+        replace_groups(Snapshot(), both)
+    assert _clash(raised) == ("tool", "z", "b", "a", "z", "TD112")
+
+
+def test_a_duplicate_made_the_old_way_still_has_its_fields():
+    error = DuplicateToolError("tool 'x' is already registered", tool_name="x")
+    assert (error.kind, error.name, error.group, error.owner) == ("tool", "x", None, None)
+    assert (error.tool_name, error.code, str(error)) == ("x", "TD112", error.message)

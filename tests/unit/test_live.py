@@ -703,3 +703,76 @@ def test_reload_errors_are_logged_with_their_location(
     assert any(m.startswith(f"{a}:2:8: TD212") for m in messages), messages
     assert f"kept the last good version of {a}" in messages
     assert f"reloaded {a}: +1 ~0 -0 tools" in messages
+
+
+def test_a_clash_with_code_blames_the_file_that_tried_and_its_kind(tmp_path: Path) -> None:
+    """The registry says which group and kind clashed: a prompt of the same name is no clash."""
+    registry = ToolRegistry()
+    registry.add_tool("shared", "A tool registered in code, never replaced.", code_handler)
+    a = save(
+        tmp_path / "a.yaml",
+        "version: 1\nprompts:\n  - name: shared\n    description: A prompt.\n    template: Hi\n",
+    )
+    b = save(tmp_path / "b.yaml", tools_yaml("beta", "shared"))
+    live = LiveManifests(registry, [tmp_path], environ={})
+    event = live.load()
+    (conflict,) = event.diagnostics
+    assert (conflict.code, conflict.tool_name) == ("TD220", "shared")
+    assert conflict.message == "tool 'shared' is already registered by code; rename it"
+    assert conflict.location is not None
+    assert (conflict.location.file, conflict.location.json_path) == (str(b), "$.tools[1].name")
+    assert live.registered() == [str(a)]
+    assert registry.get_prompt("shared") is not None
+
+
+# ------------------------------------------------------------------ who owns the status
+def test_the_status_belongs_to_the_manifests_and_the_registry_only_reads_it(
+    tmp_path: Path, files: tuple[Path, Path]
+) -> None:
+    import gc
+    import weakref
+
+    registry = ToolRegistry()
+    assert registry.reload_status is None
+    with pytest.raises(AttributeError):
+        registry.reload_status = None  # type: ignore[misc]  # read-only: not the registry's
+    live = LiveManifests(registry, [tmp_path], environ={})
+    assert live.status is None
+    live.load()
+    status = live.status
+    assert isinstance(status, ReloadStatus)
+    assert registry.reload_status is status
+    # a one-shot load leaves its status, not its documents, with the registry
+    gone = weakref.ref(live)
+    del live
+    gc.collect()
+    assert gone() is None
+    assert registry.reload_status is status
+
+
+def test_the_registry_follows_the_manifests_that_reloaded_last(
+    tmp_path: Path, files: tuple[Path, Path]
+) -> None:
+    a, b = files
+    registry = ToolRegistry()
+    first = LiveManifests(registry, [a], environ={})
+    second = LiveManifests(registry, [b], environ={})
+    first.load()
+    second.load()
+    assert registry.reload_status is second.status
+    first.apply([a])
+    assert registry.reload_status is first.status
+    assert first.status is not None
+    assert first.status.reloads == 2
+
+
+def test_any_typed_status_source_can_answer_for_the_registry() -> None:
+    from tooldeck._lastreload import ReloadStatusHolder, ReloadStatusSource
+
+    holder = ReloadStatusHolder()
+    source: ReloadStatusSource = holder
+    registry = ToolRegistry()
+    registry.follow_reloads(source)
+    assert registry.reload_status is None
+    holder.status = ReloadStatus(ok=True, last=ReloadEvent(), reloads=1, at=0.0)
+    assert registry.reload_status is holder.status
