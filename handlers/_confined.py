@@ -20,10 +20,14 @@ touch a path themselves:
 Why a module of its own: this is the security-critical mechanism, and it is easier to review
 apart from what the tools do with the files. It is private (``_confined``) because nothing here is
 a tool: manifests reference the tools defined in ``tooldeck.handlers.files``.
+
+Where the POSIX descriptor API is missing (Windows: no ``fcntl``, no ``O_NOFOLLOW``, no
+``dir_fd``), none of this can be promised. The module still imports, so ``import tooldeck`` and
+every command work there, but :class:`Project` refuses to open anything and says, in words for the
+model, that the file tools need a POSIX system (:data:`tooldeck.handlers._posix.UNSUPPORTED`).
 """
 
 import errno
-import fcntl
 import io
 import os
 import stat
@@ -34,12 +38,21 @@ from pathlib import Path
 from types import TracebackType
 from typing import Protocol
 
+from tooldeck import ToolFailed
+
+from ._posix import FCNTL, UNSUPPORTED
+
 __all__ = ["MAX_DEPTH", "Budget", "Entry", "Project", "open_entry", "walking"]
 
 MAX_DEPTH = 64
 """Folders nested deeper than this below the listed or searched folder are not entered: each level
 holds one open descriptor, and a hostile tree must not exhaust them."""
-_READ_FLAGS = os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
+_READ_FLAGS = (
+    os.O_RDONLY
+    | getattr(os, "O_NONBLOCK", 0)
+    | getattr(os, "O_NOCTTY", 0)
+    | getattr(os, "O_CLOEXEC", 0)
+)
 """Every open that may read: O_NONBLOCK so opening a FIFO with no writer returns at once,
 O_NOCTTY so a terminal never becomes the controlling one, O_CLOEXEC so no child inherits it."""
 _PROC_FD = hasattr(os, "O_PATH") and os.path.isdir("/proc/self/fd")
@@ -47,7 +60,7 @@ _PROC_FD = hasattr(os, "O_PATH") and os.path.isdir("/proc/self/fd")
 through it for reading."""
 _PROBE_FLAGS = os.O_PATH | os.O_CLOEXEC if _PROC_FD else _READ_FLAGS
 """How a path is first opened, before anything is known about what it is."""
-_F_GETPATH: int | None = getattr(fcntl, "F_GETPATH", None)  # macOS and other BSD-derived systems
+_F_GETPATH: int | None = getattr(FCNTL, "F_GETPATH", None)  # macOS and other BSD-derived systems
 _MAXPATHLEN = 1024  # the buffer F_GETPATH fills (MAXPATHLEN on macOS)
 _LINK_ERRNOS = frozenset({errno.ELOOP, errno.EMLINK})  # O_NOFOLLOW met a symlink (EMLINK: BSD)
 
@@ -98,8 +111,8 @@ def _fd_path(fd: int) -> str | None:
     """
     if _PROC_FD:
         return os.readlink(f"/proc/self/fd/{fd}")
-    if _F_GETPATH is not None:
-        buffer = fcntl.fcntl(fd, _F_GETPATH, bytes(_MAXPATHLEN))
+    if FCNTL is not None and _F_GETPATH is not None:
+        buffer = FCNTL.fcntl(fd, _F_GETPATH, bytes(_MAXPATHLEN))
         return os.fsdecode(buffer.split(b"\0", 1)[0])
     return None
 
@@ -163,6 +176,8 @@ class Project:
     """
 
     def __init__(self, project_dir: Path) -> None:
+        if UNSUPPORTED is not None:  # before anything is opened: no promise can be kept here
+            raise ToolFailed(UNSUPPORTED, kind="unsupported_platform")
         self.root = project_dir.resolve()
         try:
             self.fd = os.open(self.root, _PROBE_FLAGS | os.O_DIRECTORY)

@@ -11,6 +11,7 @@ import yaml
 from tooldeck import ParamDescriptor, PromptSpec, ToolSpec, load_manifests
 from tooldeck._lint.runner import LintSettings, lint
 from tooldeck._model import ArgumentReshape, McpServerSpec, WebSearchSpec
+from tooldeck._resources import schema_bytes
 
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMA = json.loads((ROOT / "schemas" / "manifest.schema.json").read_text(encoding="utf-8"))
@@ -18,8 +19,8 @@ BUNDLED = sorted((ROOT / "manifests").glob("*.yaml"))
 
 
 def test_packaged_schema_is_the_published_one():
-    packaged = ROOT / "engine" / "schemas" / "manifest.schema.json"
-    assert json.loads(packaged.read_text(encoding="utf-8")) == SCHEMA
+    """What the installed package reads (``tooldeck.schemas``) is the repository's schema."""
+    assert json.loads(schema_bytes()) == SCHEMA
 
 
 @pytest.mark.parametrize("path", BUNDLED, ids=lambda p: p.name)
