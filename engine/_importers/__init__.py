@@ -22,30 +22,42 @@ package builds on the core and the manifest loader; nothing in them imports it.
         params: []
 """
 
+from ._command_path import resolve_command
 from ._handlers import (
+    HANDLER_REFERENCE,
     assign_handlers,
     module_for_path,
     python_identifier,
     valid_module,
 )
+from ._mcp import McpImport, ServerSource, UseTool, convert_tools, unreachable
 from ._openai import import_openai
 from ._problems import ImportProblem, Severity
 from ._python import import_python
 from ._result import ImportedTool, ImportResult
 from ._stubs import render_stubs
+from ._yaml_mcp import render_mcp_manifest
 from ._yaml_out import render_manifest
 
 __all__ = [
+    "HANDLER_REFERENCE",
     "ImportProblem",
     "ImportResult",
     "ImportedTool",
+    "McpImport",
+    "ServerSource",
     "Severity",
+    "UseTool",
     "assign_handlers",
+    "convert_tools",
     "import_openai",
     "import_python",
     "module_for_path",
     "python_identifier",
     "render_manifest",
+    "render_mcp_manifest",
     "render_stubs",
+    "resolve_command",
+    "unreachable",
     "valid_module",
 ]

@@ -44,10 +44,9 @@ TYPE_CHECKING = False  # `typing` costs ~3 ms to import; mypy treats this name a
 if TYPE_CHECKING:
     import argparse
     from pathlib import Path
-    from typing import Any
+    from typing import IO, Any
 
-    from .._importers import ImportResult
-    from .._importers._mcp import ServerSource
+    from .._importers import ImportResult, McpImport, ServerSource
 
 __all__ = ["HELP", "add_arguments", "add_parser", "run"]
 
@@ -141,13 +140,13 @@ def run(args: argparse.Namespace) -> int:
 
 def _openai(args: argparse.Namespace) -> int:
     from .._importers import (
+        HANDLER_REFERENCE,
         assign_handlers,
         import_openai,
         module_for_path,
         render_stubs,
         valid_module,
     )
-    from .._importers._handlers import HANDLER_REFERENCE
 
     handler, module, stubs = args.handler, args.handler_module, args.stubs
     if handler is None and module is None and stubs is None:
@@ -196,13 +195,9 @@ def _python(args: argparse.Namespace) -> int:
 
 
 def _mcp(args: argparse.Namespace) -> int:
-    from .._importers._mcp import (
-        SourceError,
-        import_mcp,
-        render_mcp_manifest,
-        server_source,
-    )
+    from .._importers import render_mcp_manifest
     from .._words import plural
+    from ._import_mcp_source import SourceError, server_source
     from ._import_project import ImportProject
 
     try:
@@ -217,9 +212,7 @@ def _mcp(args: argparse.Namespace) -> int:
         )
         _refuse_overwrite(args.output, args.force)
         source, resolved = _runnable(source)
-        imported = import_mcp(
-            source, timeout=args.timeout, errlog=sys.stderr if args.verbose else None
-        )
+        imported = _list_tools(source, args.timeout, sys.stderr if args.verbose else None)
     except SourceError as exc:
         raise _Usage(str(exc)) from None
     result = imported.result
@@ -253,16 +246,36 @@ def _mcp(args: argparse.Namespace) -> int:
     return code
 
 
+def _list_tools(source: ServerSource, timeout: float, errlog: IO[str] | None) -> McpImport:
+    """Connect, list and convert; an unreachable server is a TD513 result, never an exception.
+
+    ``errlog`` receives a stdio server's standard error as it was written.
+    :class:`SourceError` when an environment variable the source names is unset.
+    """
+    import asyncio
+
+    from .._importers import convert_tools, unreachable
+    from ..mcp._attaching import ServerUnreachable, list_server_tools
+    from ._import_mcp_source import server_spec
+
+    spec = server_spec(source)
+    try:
+        tools = asyncio.run(list_server_tools(spec, timeout=timeout, errlog=errlog))
+    except ServerUnreachable as exc:
+        return unreachable(source, str(exc))
+    return convert_tools(tools, source)
+
+
 def _runnable(source: ServerSource) -> tuple[ServerSource, str | None]:
     """``source`` with its command word as a manifest should hold it, and why it changed.
 
     A server installed in this virtualenv is written as the absolute path of its
     script, so the manifest works when an MCP client starts tooldeck without
-    activating the virtualenv (:mod:`tooldeck._importers._command_path`).
+    activating the virtualenv (:func:`tooldeck._importers.resolve_command`).
     """
     import dataclasses
 
-    from .._importers._command_path import resolve_command
+    from .._importers import resolve_command
 
     if not source.command:
         return source, None

@@ -15,8 +15,8 @@ if TYPE_CHECKING:
 __all__ = ["MCP_TIMEOUT", "add_mcp_parser", "seconds"]
 
 MCP_TIMEOUT = 30.0
-"""``import mcp --timeout`` default (tooldeck._importers._mcp.DEFAULT_TIMEOUT; not imported
-here, so building the parser stays cheap)."""
+"""``import mcp --timeout`` default (tooldeck.mcp._attaching.probe.DEFAULT_TIMEOUT; not
+imported here, so building the parser stays cheap)."""
 
 
 def add_mcp_parser(sources: Any) -> argparse.ArgumentParser:
