@@ -22,6 +22,7 @@ LEAVES = {"openai", "mcp", "watchfiles"}
 FOLDERS = (
     "tooldeck._calling",
     "tooldeck._config",
+    "tooldeck._importers",
     "tooldeck._lint",
     "tooldeck._validation",
     "tooldeck._yaml",
