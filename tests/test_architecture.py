@@ -27,6 +27,7 @@ FOLDERS = (
     "tooldeck._validation",
     "tooldeck._yaml",
     "tooldeck.cli",
+    "tooldeck.manifest._build",
     "tooldeck.manifest._meta",
     "tooldeck.manifest._static",
     "tooldeck.mcp._attaching",
@@ -239,7 +240,7 @@ def test_every_internal_module_is_private():
     assert exposed == []
 
 
-SPLIT_PENDING = {"tooldeck._model", "tooldeck.manifest._build"}
+SPLIT_PENDING = {"tooldeck._model"}
 """Being split in the change that introduced this test (issue 19); must end empty."""
 
 

@@ -9,7 +9,7 @@ Every definition is classified by shape: Chat Completions
 
 Its properties become manifest entries (:mod:`._schema_map`); then the
 entries are compiled exactly as the manifest loader will compile them
-(``tooldeck.manifest._build._param`` and :func:`tooldeck._prepare.prepare_tool`),
+(:func:`tooldeck.manifest._build.param_descriptor` and :func:`tooldeck._prepare.prepare_tool`),
 so a declaration the engine would refuse is found here: the offending
 parameter falls back to a raw ``schema:`` fragment (a default that breaks its
 own type stays an annotation, TD507), and only what no fragment can hold
@@ -400,10 +400,10 @@ _INJECTED = (
 
 def _refusal(name: str, params: list[dict[str, Any]]) -> RegistrationError | None:
     """What the manifest loader would say about these entries, or None when it takes them."""
-    from ..manifest._build import _param  # the loader's own entry -> descriptor code
+    from ..manifest._build import param_descriptor  # the loader's own entry -> descriptor
 
     try:
-        descriptors = tuple(_param(p) for p in params)
+        descriptors = tuple(param_descriptor(p) for p in params)
         prepare_tool(ToolSpec(name=name, description="", handler=_accept_any, params=descriptors))
     except RegistrationError as exc:
         return exc

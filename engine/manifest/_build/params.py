@@ -1,4 +1,8 @@
-"""Where in a parameter entry a nested parameter is written (for locating its diagnostics).
+"""A manifest's parameter entries: the ParamDescriptor each declares, and where a nested
+parameter is written in one (for locating its diagnostics).
+
+:func:`param_descriptor` is the loader's entry -> descriptor code, also what the OpenAI
+importer checks its output with.
 
 A :class:`~tooldeck.RegistrationError` names a nested parameter by data (its
 top-level ``param`` and a ``field_path`` of descriptor steps, or for TD105 only
@@ -12,9 +16,44 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["find_injected", "param_path"]
+from ..._params import MISSING, ParamDescriptor
+from .bundle import Path_
 
-Path_ = tuple[str | int, ...]
+__all__ = ["find_injected", "param_descriptor", "param_path"]
+
+_PARAM_FIELDS = (
+    "minimum",
+    "maximum",
+    "min_length",
+    "max_length",
+    "min_items",
+    "max_items",
+    "pattern",
+    "format",
+    "inject",
+)
+
+
+def param_descriptor(entry: Mapping[str, Any]) -> ParamDescriptor:
+    """One YAML parameter entry -> ParamDescriptor (nested items/properties too)."""
+    kwargs: dict[str, Any] = {k: entry[k] for k in _PARAM_FIELDS if k in entry}
+    if "enum" in entry:
+        kwargs["enum"] = tuple(entry["enum"])
+    if "schema" in entry:
+        kwargs["schema"] = entry["schema"]
+    if "items" in entry:
+        items = entry["items"]
+        kwargs["items"] = items if isinstance(items, str) else param_descriptor({"name": "items", **items})
+    if "properties" in entry:
+        kwargs["properties"] = tuple(param_descriptor(p) for p in entry["properties"])
+    return ParamDescriptor(
+        entry.get("name", "items"),
+        entry.get("type", "string"),
+        entry.get("required", True),
+        entry.get("description", ""),
+        default=entry.get("default", MISSING),
+        **kwargs,
+    )
 
 
 def param_path(entry: Any, steps: tuple[str, ...]) -> Path_ | None:

@@ -12,18 +12,17 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Protocol
 
-from .._diagnostics import Severity, SourceLocation
-from .._errors import RegistrationError, ToolFailed
-from .._model import ArgumentReshape, McpToolUse, ToolSpec
-from .._params import MISSING
+from ..._diagnostics import Severity, SourceLocation
+from ..._errors import RegistrationError, ToolFailed
+from ..._model import ArgumentReshape, McpToolUse, ToolSpec
+from ..._params import MISSING
+from .bundle import Path_
 
 __all__ = ["build_use", "not_attached"]
 
-Path_ = tuple[str | int, ...]
-
 
 class _Builder(Protocol):
-    """What this module needs of :class:`tooldeck.manifest._build._Builder`."""
+    """What this module needs of :class:`tooldeck.manifest._build.builder._Builder`."""
 
     bundle: Any
 

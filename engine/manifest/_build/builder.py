@@ -1,52 +1,37 @@
-"""A validated manifest document -> ToolSpec / PromptSpec / McpServerSpec / WebSearchSpec.
+"""Tools and prompts of one manifest file -> prepared specs, every mistake located.
 
-This is the only place YAML meets the data model, and it builds nothing the
-programmatic API could not: every entry becomes the same ParamDescriptor and
-ToolSpec a Python caller would write, and each tool and prompt is prepared
-here (:func:`tooldeck._prepare.prepare_tool`) so its declaration mistakes (a
-default that violates its type, a parameter the handler cannot accept) come
-back as located diagnostics with the registry's own codes; the prepared
-objects travel on in the :class:`Bundle` to the registry, which uses them as
-they are. One bad entry never hides the good ones: it is reported and skipped.
+:class:`_Builder` holds what one file's entries share: the document (to
+locate a path), the handlers already resolved, the diagnostics reported
+once. Each tool and prompt is prepared here (:func:`tooldeck._prepare.prepare_tool`),
+so a declaration mistake comes back with the registry's own code, at the key
+that holds it. ``use:`` entries (:mod:`.use`) and servers and web search
+(:mod:`.servers`) take the builder to report through.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
-from pathlib import Path
+from collections.abc import Callable, Mapping
 from typing import Any
 
-from .._binding import PreparedTool
-from .._diagnostics import Diagnostic, Severity, SourceLocation
-from .._errors import RegistrationError
-from .._inference import describe_handler, infer_params, snake_case
-from .._model import (
-    McpServerSpec,
-    McpToolUse,
-    PromptSpec,
-    ResultSpec,
-    RetrySpec,
-    ToolSpec,
-    WebSearchSpec,
-)
-from .._params import MISSING, ParamDescriptor
-from .._prepare import prepare_tool
-from .._prompts import PreparedPrompt, prepare_prompt
-from .._yaml import YamlDocument
-from ._buildpaths import find_injected, param_path
-from ._builduse import build_use
-from ._resolve import (
+from ..._diagnostics import Diagnostic, Severity, SourceLocation
+from ..._errors import RegistrationError
+from ..._inference import describe_handler, infer_params, snake_case
+from ..._model import PromptSpec, ResultSpec, RetrySpec, ToolSpec
+from ..._params import ParamDescriptor
+from ..._prepare import prepare_tool
+from ..._prompts import prepare_prompt
+from ..._yaml import YamlDocument
+from .._resolve import (
     STATIC_NOTES,
     HandlerResolver,
     ResolveError,
     parse_duration,
-    resolve_handler,
 )
+from .bundle import Bundle, Path_
+from .params import find_injected, param_descriptor, param_path
+from .use import build_use
 
-__all__ = ["Bundle", "build_bundle"]
-
-Path_ = tuple[str | int, ...]
+__all__ = ["_Builder"]
 
 _OPTION_KEYS = (
     "tags",
@@ -62,110 +47,12 @@ _OPTION_KEYS = (
     "retry",
     "substitute_result",
 )
-_PARAM_FIELDS = (
-    "minimum",
-    "maximum",
-    "min_length",
-    "max_length",
-    "min_items",
-    "max_items",
-    "pattern",
-    "format",
-    "inject",
-)
-_LOCATION_KEYS = ("city", "country", "region", "timezone")
 _ERROR_FIELD = {"TD101": "type", "TD106": "default", "TD108": "default", "TD107": "pattern"}
 
 
-@dataclass
-class Bundle:
-    """What one manifest file declares, ready to register as one group."""
-
-    file: str
-    name: str
-    description: str = ""
-    active: bool = True
-    inactive_reason: str = ""
-    tools: list[ToolSpec] = field(default_factory=list)
-    tool_paths: dict[str, Path_] = field(default_factory=dict)
-    prompts: list[PromptSpec] = field(default_factory=list)
-    prompt_paths: dict[str, Path_] = field(default_factory=dict)
-    servers: list[McpServerSpec] = field(default_factory=list)
-    server_paths: dict[str, Path_] = field(default_factory=dict)
-    uses: list[McpToolUse] = field(default_factory=list)
-    """Tools implemented by attached MCP servers' tools (``use: SERVER/TOOL``)."""
-    web_search: WebSearchSpec | None = None
-    diagnostics: list[Diagnostic] = field(default_factory=list)
-    prepared_tools: dict[str, PreparedTool] = field(default_factory=dict, repr=False)
-    """Each good tool compiled once, by name: what the registry stores."""
-    prepared_prompts: dict[str, PreparedPrompt] = field(default_factory=dict, repr=False)
-    handlers: dict[str, Callable[..., Any]] = field(default_factory=dict, repr=False)
-    """Handler references resolved while building, also for tools that then failed."""
-
-
-def build_bundle(
-    doc: YamlDocument,
-    data: Mapping[str, Any],
-    *,
-    allowed: Iterable[str],
-    search_root: Mapping[str, Any],
-    app_class: type | None,
-    resolver: HandlerResolver = resolve_handler,
-) -> Bundle:
-    """Turn a document that passed the meta-schema into specs plus diagnostics.
-
-    ``resolver`` turns a handler reference into a callable: by default it
-    imports the module; ``tooldeck lint --static`` passes one that reads the
-    source instead (:class:`~tooldeck.manifest._static.resolve.StaticResolver`).
-    """
-    builder = _Builder(doc, tuple(allowed), resolver)
-    bundle = Bundle(
-        file=doc.file,
-        name=str(data.get("bundle") or Path(doc.file).stem),
-        description=str(data.get("description", "")),
-    )
-    builder.bundle = bundle
-    _activation(bundle, builder, data, search_root, app_class)
-    defaults = dict(data.get("defaults", {}))
-    for index, entry in enumerate(data.get("tools", [])):
-        builder.tool(entry, ("tools", index), defaults)
-    for index, entry in enumerate(data.get("prompts", [])):
-        builder.prompt(entry, ("prompts", index))
-    for index, entry in enumerate(data.get("mcp_servers", [])):
-        builder.server(entry, ("mcp_servers", index))
-    if "web_search" in data:
-        builder.web_search(data["web_search"])
-    return bundle
-
-
-def _activation(
-    bundle: Bundle,
-    builder: _Builder,
-    data: Mapping[str, Any],
-    search_root: Mapping[str, Any],
-    app_class: type | None,
-) -> None:
-    supported = data.get("supported_for")
-    if supported and app_class is not None:
-        names = {f"{c.__module__}:{c.__qualname__}" for c in app_class.__mro__}
-        if not names.intersection(supported):
-            bundle.active = False
-            bundle.inactive_reason = f"supported_for does not include {app_class.__qualname__}"
-    expression = data.get("enabled_when")
-    if expression:
-        import jmespath
-
-        try:
-            enabled = jmespath.search(expression, dict(search_root))
-        except Exception as exc:
-            builder.report(("enabled_when",), "TD215", f"invalid JMESPath expression: {exc}")
-            return
-        if not enabled and bundle.active:
-            bundle.active = False
-            bundle.inactive_reason = f"enabled_when {expression!r} is false"
-
-
 class _Builder:
+    """One file's entries being built: problems reported once, located; handlers resolved once."""
+
     def __init__(
         self, doc: YamlDocument, allowed: tuple[str, ...], resolver: HandlerResolver
     ) -> None:
@@ -237,7 +124,7 @@ class _Builder:
         ok = True
         for index, entry in enumerate(entries):
             try:
-                params.append(_param(entry))
+                params.append(param_descriptor(entry))
             except RegistrationError as exc:
                 where = (*path, index, _ERROR_FIELD.get(exc.code, "name"))
                 self.report(where, exc.code, exc.message, tool=owner)
@@ -406,67 +293,6 @@ class _Builder:
         self.bundle.prepared_prompts[name] = prepared_prompt
         self.bundle.prompt_paths[name] = path
 
-    def server(self, entry: Mapping[str, Any], path: Path_) -> None:
-        if self.duplicate("MCP server", entry["name"], path, self.bundle.server_paths):
-            return
-        options = dict(entry)
-        try:
-            for key in ("cache_ttl", "timeout"):
-                if key in options:
-                    try:
-                        options[key] = parse_duration(options[key])
-                    except ResolveError as exc:
-                        self.report((*path, key), exc.code, exc.message, tool=entry.get("name"))
-                        return
-            if "command" in options:
-                command = options["command"]
-                argv = (command,) if isinstance(command, str) else tuple(command)
-                options["command"] = argv + tuple(options.pop("args", ()))
-            elif "args" in options:
-                self.report(
-                    (*path, "args"), "TD114", "args applies to a command", tool=entry.get("name")
-                )
-                return
-            for key in ("allowed_tools", "denied_tools"):
-                if key in options:
-                    options[key] = tuple(options[key])
-            spec = McpServerSpec(origin=self.locate(path), bundle=self.bundle.name, **options)
-        except RegistrationError as exc:
-            where = path if exc.param is None or exc.param not in entry else (*path, exc.param)
-            self.report(where, exc.code, exc.message, tool=entry.get("name"))
-            return
-        self.bundle.servers.append(spec)
-        self.bundle.server_paths[spec.name] = path
-
-    def web_search(self, entry: Mapping[str, Any]) -> None:
-        """``web_search:`` -> the bundle's WebSearchSpec; a bad combination is TD118 at its key."""
-        path: Path_ = ("web_search",)
-        flat = {k: entry[k] for k in _LOCATION_KEYS if k in entry}
-        location = entry.get("user_location")
-        if location is not None and flat:
-            self.report(
-                (*path, "user_location"),
-                "TD118",
-                "give the location either as user_location or as "
-                f"{', '.join(flat)} directly under web_search, not both",
-            )
-            return
-        filters = entry.get("filters") or {}
-        try:
-            self.bundle.web_search = WebSearchSpec(
-                type=entry.get("type", "default"),
-                search_context_size=entry.get("search_context_size"),
-                allowed_domains=(
-                    tuple(filters["allowed_domains"]) if "allowed_domains" in filters else None
-                ),
-                bundle=self.bundle.name,
-                origin=self.locate(path),
-                **(location if location is not None else flat),
-            )
-        except RegistrationError as exc:
-            key = exc.param if exc.param is not None and exc.param in entry else "user_location"
-            self.report((*path, key) if key in entry else path, exc.code, exc.message)
-
 
 def _retry(entry: Mapping[str, Any], path: Path_, builder: _Builder, tool: str) -> RetrySpec | None:
     """A YAML retry block -> RetrySpec; problems are reported at the offending key."""
@@ -485,25 +311,3 @@ def _retry(entry: Mapping[str, Any], path: Path_, builder: _Builder, tool: str) 
     except RegistrationError as exc:
         builder.report(path, exc.code, exc.message, tool=tool)
         return None
-
-
-def _param(entry: Mapping[str, Any]) -> ParamDescriptor:
-    """One YAML parameter entry -> ParamDescriptor (nested items/properties too)."""
-    kwargs: dict[str, Any] = {k: entry[k] for k in _PARAM_FIELDS if k in entry}
-    if "enum" in entry:
-        kwargs["enum"] = tuple(entry["enum"])
-    if "schema" in entry:
-        kwargs["schema"] = entry["schema"]
-    if "items" in entry:
-        items = entry["items"]
-        kwargs["items"] = items if isinstance(items, str) else _param({"name": "items", **items})
-    if "properties" in entry:
-        kwargs["properties"] = tuple(_param(p) for p in entry["properties"])
-    return ParamDescriptor(
-        entry.get("name", "items"),
-        entry.get("type", "string"),
-        entry.get("required", True),
-        entry.get("description", ""),
-        default=entry.get("default", MISSING),
-        **kwargs,
-    )
