@@ -28,6 +28,7 @@ FOLDERS = (
     "tooldeck._validation",
     "tooldeck._yaml",
     "tooldeck.cli",
+    "tooldeck.cli._importing",
     "tooldeck.manifest._build",
     "tooldeck.manifest._meta",
     "tooldeck.manifest._static",
@@ -120,8 +121,11 @@ def _folder_of(module: str) -> str | None:
 
 
 def _unit(module: str) -> str:
-    """A folder counts as one unit; any other module as itself."""
-    return _folder_of(module) or module
+    """A folder counts as one unit, with any folder inside it; any other module as itself."""
+    for folder in sorted(FOLDERS, key=len):
+        if module == folder or module.startswith(folder + "."):
+            return folder
+    return module
 
 
 def _find_cycle(graph: dict[str, set[str]]) -> list[str] | None:

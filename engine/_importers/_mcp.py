@@ -9,7 +9,7 @@ by the remote argument name, for the user to edit.
 This module is the pure part, testable without a server: :func:`convert_tools`
 turns the listing (plain JSON values) into :class:`UseTool` entries with
 located problems. The command line's options become a :class:`ServerSource`
-in the CLI (:mod:`tooldeck.cli._import_mcp_source`), the listing comes from
+in the CLI (:mod:`tooldeck.cli._importing.mcp_source`), the listing comes from
 :func:`tooldeck.mcp._attaching.list_server_tools`, and :mod:`._yaml_mcp`
 writes the manifest.
 
@@ -50,7 +50,7 @@ class ServerSource:
     ``headers`` are written literally; ``header_env`` and ``env`` map a header
     (or a server variable) to the environment variable holding its value,
     which is read to connect now and written as ``${env:NAME}``. Built from
-    the options by :func:`tooldeck.cli._import_mcp_source.server_source`.
+    the options by :func:`tooldeck.cli._importing.server_source`.
     """
 
     name: str

@@ -20,7 +20,7 @@ a server installed in this virtualenv by its full path (it must start when an
 MCP client runs tooldeck without activating the virtualenv).
 
 A manifest written into a project (``-o``) also gets what ``tooldeck lint``
-needs there (:mod:`._import_project`): its handler module in ``allow_handlers``
+needs there (:mod:`._importing.project`): its handler module in ``allow_handlers``
 and the project's copy of the meta-schema for its ``$schema`` line.
 
 Exit codes: 0 everything imported (warnings allowed), 1 some definitions
@@ -32,7 +32,7 @@ written). Problems go to standard error as ``file:line:col: ...`` or
 Like every command module this imports only :mod:`sys` until it runs;
 ``add_arguments``/``run`` (the CLI's command protocol) or
 ``add_parser(subparsers)`` register it (``import mcp``'s options are in
-:mod:`._import_mcp_args`).
+:mod:`._importing.mcp_args`, its other helpers in :mod:`._importing`).
 """
 
 from __future__ import annotations
@@ -106,7 +106,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "when it has one), with parameters inferred as ToolRegistry.add_tool infers them.",
     )
     python.add_argument("module", metavar="MODULE", help="dotted module name, e.g. myapp.tools")
-    from ._import_mcp_args import add_mcp_parser
+    from ._importing import add_mcp_parser
 
     mcp = add_mcp_parser(sources)
     for sub in (openai, python, mcp):
@@ -197,8 +197,7 @@ def _python(args: argparse.Namespace) -> int:
 def _mcp(args: argparse.Namespace) -> int:
     from .._importers import render_mcp_manifest
     from .._words import plural
-    from ._import_mcp_source import SourceError, server_source
-    from ._import_project import ImportProject
+    from ._importing import ImportProject, SourceError, server_source
 
     try:
         source = server_source(
@@ -256,7 +255,7 @@ def _list_tools(source: ServerSource, timeout: float, errlog: IO[str] | None) ->
 
     from .._importers import convert_tools, unreachable
     from ..mcp._attaching import ServerUnreachable, list_server_tools
-    from ._import_mcp_source import server_spec
+    from ._importing import server_spec
 
     spec = server_spec(source)
     try:
@@ -290,7 +289,7 @@ def _finish(result: ImportResult, args: argparse.Namespace, where: str, allow: s
     """Write the manifest, then what the project needs for it: the schema, ``allow`` allowed."""
     from .._importers import render_manifest
     from .._words import plural
-    from ._import_project import ImportProject
+    from ._importing import ImportProject
 
     project = ImportProject.locate(args.output)
     text = render_manifest(result, schema=project.schema_reference(), handlers=where)

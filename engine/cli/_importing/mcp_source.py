@@ -14,8 +14,8 @@ import re
 from collections.abc import Mapping, Sequence
 from urllib.parse import urlsplit
 
-from .._importers import ServerSource
-from .._model import McpServerSpec
+from ..._importers import ServerSource
+from ..._model import McpServerSpec
 
 __all__ = ["SECRET_HEADER", "SourceError", "default_server_name", "server_source", "server_spec"]
 

@@ -89,7 +89,7 @@ def seconds(text: str) -> float:
     """``--timeout``'s value: a number of seconds, or a duration such as ``500ms`` or ``1m``."""
     import argparse
 
-    from ..manifest._resolve import ResolveError, parse_duration
+    from ...manifest._resolve import ResolveError, parse_duration
 
     try:
         return parse_duration(float(text) if text.replace(".", "", 1).isdigit() else text)
