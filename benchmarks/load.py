@@ -420,7 +420,7 @@ def load_stages(folder: Path, paths: list[Path], reps: int) -> list[tuple[str, f
             ]
             t4 = clock()
             prepare_ns = [0]
-            import tooldeck.manifest._build as build_module
+            import tooldeck.manifest._build.builder as build_module
 
             real_prepare = build_module.prepare_tool
 

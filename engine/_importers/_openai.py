@@ -9,7 +9,7 @@ Every definition is classified by shape: Chat Completions
 
 Its properties become manifest entries (:mod:`._schema_map`); then the
 entries are compiled exactly as the manifest loader will compile them
-(``tooldeck.manifest._buildparams.param_entry`` and :func:`tooldeck._prepare.prepare_tool`),
+(``manifest._build.param_entry`` and :func:`tooldeck._prepare.prepare_tool`),
 so a declaration the engine would refuse is found here: the offending
 parameter falls back to a raw ``schema:`` fragment (a default that breaks its
 own type stays an annotation, TD507), and only what no fragment can hold
@@ -400,7 +400,7 @@ _INJECTED = (
 
 def _refusal(name: str, params: list[dict[str, Any]]) -> RegistrationError | None:
     """What the manifest loader would say about these entries, or None when it takes them."""
-    from ..manifest._buildparams import param_entry  # the loader's own entry -> descriptor
+    from ..manifest._build import param_entry  # the loader's own entry -> descriptor
 
     try:
         descriptors = tuple(param_entry(p) for p in params)

@@ -20,7 +20,7 @@ a server installed in this virtualenv by its full path (it must start when an
 MCP client runs tooldeck without activating the virtualenv).
 
 A manifest written into a project (``-o``) also gets what ``tooldeck lint``
-needs there (:mod:`._import_project`): its handler module in ``allow_handlers``
+needs there (:mod:`._importing.project`): its handler module in ``allow_handlers``
 and the project's copy of the meta-schema for its ``$schema`` line.
 
 Exit codes: 0 everything imported (warnings allowed), 1 some definitions
@@ -32,7 +32,7 @@ written). Problems go to standard error as ``file:line:col: ...`` or
 Like every command module this imports only :mod:`sys` until it runs;
 ``add_arguments``/``run`` (the CLI's command protocol) or
 ``add_parser(subparsers)`` register it (``import mcp``'s options are in
-:mod:`._import_mcp_args`).
+:mod:`._importing.mcp_args`, its other helpers in :mod:`._importing`).
 """
 
 from __future__ import annotations
@@ -44,10 +44,9 @@ TYPE_CHECKING = False  # `typing` costs ~3 ms to import; mypy treats this name a
 if TYPE_CHECKING:
     import argparse
     from pathlib import Path
-    from typing import Any
+    from typing import IO, Any
 
-    from .._importers import ImportResult
-    from .._importers._mcp import ServerSource
+    from .._importers import ImportResult, McpImport, ServerSource
 
 __all__ = ["HELP", "add_arguments", "add_parser", "run"]
 
@@ -107,7 +106,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "when it has one), with parameters inferred as ToolRegistry.add_tool infers them.",
     )
     python.add_argument("module", metavar="MODULE", help="dotted module name, e.g. myapp.tools")
-    from ._import_mcp_args import add_mcp_parser
+    from ._importing import add_mcp_parser
 
     mcp = add_mcp_parser(sources)
     for sub in (openai, python, mcp):
@@ -141,13 +140,13 @@ def run(args: argparse.Namespace) -> int:
 
 def _openai(args: argparse.Namespace) -> int:
     from .._importers import (
+        HANDLER_REFERENCE,
         assign_handlers,
         import_openai,
         module_for_path,
         render_stubs,
         valid_module,
     )
-    from .._importers._handlers import HANDLER_REFERENCE
 
     handler, module, stubs = args.handler, args.handler_module, args.stubs
     if handler is None and module is None and stubs is None:
@@ -196,14 +195,9 @@ def _python(args: argparse.Namespace) -> int:
 
 
 def _mcp(args: argparse.Namespace) -> int:
-    from .._importers._mcp import (
-        SourceError,
-        import_mcp,
-        render_mcp_manifest,
-        server_source,
-    )
+    from .._importers import render_mcp_manifest
     from .._words import plural
-    from ._import_project import ImportProject
+    from ._importing import ImportProject, SourceError, server_source
 
     try:
         source = server_source(
@@ -217,9 +211,7 @@ def _mcp(args: argparse.Namespace) -> int:
         )
         _refuse_overwrite(args.output, args.force)
         source, resolved = _runnable(source)
-        imported = import_mcp(
-            source, timeout=args.timeout, errlog=sys.stderr if args.verbose else None
-        )
+        imported = _list_tools(source, args.timeout, sys.stderr if args.verbose else None)
     except SourceError as exc:
         raise _Usage(str(exc)) from None
     result = imported.result
@@ -253,16 +245,36 @@ def _mcp(args: argparse.Namespace) -> int:
     return code
 
 
+def _list_tools(source: ServerSource, timeout: float, errlog: IO[str] | None) -> McpImport:
+    """Connect, list and convert; an unreachable server is a TD513 result, never an exception.
+
+    ``errlog`` receives a stdio server's standard error as it was written.
+    :class:`SourceError` when an environment variable the source names is unset.
+    """
+    import asyncio
+
+    from .._importers import convert_tools, unreachable
+    from ..mcp._attaching import ServerUnreachable, list_server_tools
+    from ._importing import server_spec
+
+    spec = server_spec(source)
+    try:
+        tools = asyncio.run(list_server_tools(spec, timeout=timeout, errlog=errlog))
+    except ServerUnreachable as exc:
+        return unreachable(source, str(exc))
+    return convert_tools(tools, source)
+
+
 def _runnable(source: ServerSource) -> tuple[ServerSource, str | None]:
     """``source`` with its command word as a manifest should hold it, and why it changed.
 
     A server installed in this virtualenv is written as the absolute path of its
     script, so the manifest works when an MCP client starts tooldeck without
-    activating the virtualenv (:mod:`tooldeck._importers._command_path`).
+    activating the virtualenv (:func:`tooldeck._importers.resolve_command`).
     """
     import dataclasses
 
-    from .._importers._command_path import resolve_command
+    from .._importers import resolve_command
 
     if not source.command:
         return source, None
@@ -277,7 +289,7 @@ def _finish(result: ImportResult, args: argparse.Namespace, where: str, allow: s
     """Write the manifest, then what the project needs for it: the schema, ``allow`` allowed."""
     from .._importers import render_manifest
     from .._words import plural
-    from ._import_project import ImportProject
+    from ._importing import ImportProject
 
     project = ImportProject.locate(args.output)
     text = render_manifest(result, schema=project.schema_reference(), handlers=where)

@@ -25,14 +25,8 @@ import pytest
 import yaml
 
 from tests.conftest import SCRIPTS
-from tooldeck._importers._mcp import (
-    ServerSource,
-    SourceError,
-    convert_tools,
-    default_server_name,
-    render_mcp_manifest,
-    server_source,
-)
+from tooldeck._importers import ServerSource, convert_tools, render_mcp_manifest
+from tooldeck.cli._importing import SourceError, default_server_name, server_source
 from tooldeck.manifest import load_manifests
 
 HERE = Path(__file__).resolve().parent
@@ -610,7 +604,7 @@ def test_conversion_without_a_server() -> None:
 def test_importing_the_importer_does_not_import_mcp() -> None:
     code = (
         "import sys, tooldeck, tooldeck._importers, tooldeck._importers._mcp, "
-        "tooldeck.cli._import_cmd\n"
+        "tooldeck.cli._import_cmd, tooldeck.cli._importing.mcp_source\n"
         "loaded = sorted(m for m in sys.modules if m == 'mcp' or m.startswith('mcp.'))\n"
         "assert not loaded, loaded"
     )

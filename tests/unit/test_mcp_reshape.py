@@ -13,7 +13,7 @@ from tooldeck._errors import ToolFailed
 from tooldeck._model import ArgumentReshape, McpToolUse, ToolSpec
 from tooldeck._params import MISSING
 from tooldeck._reshape import reshape, reshape_tool
-from tooldeck.manifest._builduse import not_attached
+from tooldeck.manifest._build import not_attached
 
 REMOTE: dict[str, Any] = {
     "type": "object",

@@ -4,7 +4,8 @@
 servers as a whole; ``connection``: one live connection; ``transports`` and ``stdio``: every
 reply bounded in size; ``listing``: which registry tools one listing yields; ``publish``:
 every server's group under the one naming rule; ``state``: one server's health;
-``callerrors`` and ``logs``: what failures and logs may show.
+``callerrors`` and ``logs``: what failures and logs may show; ``probe``: one listing of a
+server's tools, for ``tooldeck import mcp``.
 """
 
 import typing
@@ -16,6 +17,7 @@ if typing.TYPE_CHECKING:
     from .attachment import McpAttachment
     from .connection import ConnectionLost, McpConnection, describe_error
     from .listing import group_name
+    from .probe import ServerUnreachable, list_server_tools
     from .state import ServerHealth
 
 __all__ = [
@@ -24,10 +26,12 @@ __all__ = [
     "McpAttachment",
     "McpConnection",
     "ServerHealth",
+    "ServerUnreachable",
     "attach_in_background",
     "attach_servers",
     "describe_error",
     "group_name",
+    "list_server_tools",
 ]
 
 _EXPORTS: dict[str, str] = {
@@ -36,10 +40,12 @@ _EXPORTS: dict[str, str] = {
     "McpAttachment": ".attachment",
     "McpConnection": ".connection",
     "ServerHealth": ".state",
+    "ServerUnreachable": ".probe",
     "attach_in_background": ".api",
     "attach_servers": ".api",
     "describe_error": ".connection",
     "group_name": ".listing",
+    "list_server_tools": ".probe",
 }
 
 __getattr__ = _lazy_getattr(__name__, _EXPORTS)

@@ -12,10 +12,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Protocol
 
-from .._diagnostics import Severity, SourceLocation
-from .._errors import RegistrationError, ToolFailed
-from .._model import ArgumentReshape, McpToolUse, ToolSpec
-from .._params import MISSING
+from ..._diagnostics import Severity, SourceLocation
+from ..._errors import RegistrationError, ToolFailed
+from ..._model import ArgumentReshape, McpToolUse, ToolSpec
+from ..._params import MISSING
 
 __all__ = ["build_use", "not_attached"]
 

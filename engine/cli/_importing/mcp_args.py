@@ -15,8 +15,8 @@ if TYPE_CHECKING:
 __all__ = ["MCP_TIMEOUT", "add_mcp_parser", "seconds"]
 
 MCP_TIMEOUT = 30.0
-"""``import mcp --timeout`` default (tooldeck._importers._mcp.DEFAULT_TIMEOUT; not imported
-here, so building the parser stays cheap)."""
+"""``import mcp --timeout`` default (tooldeck.mcp._attaching.probe.DEFAULT_TIMEOUT; not
+imported here, so building the parser stays cheap)."""
 
 
 def add_mcp_parser(sources: Any) -> argparse.ArgumentParser:
@@ -89,7 +89,7 @@ def seconds(text: str) -> float:
     """``--timeout``'s value: a number of seconds, or a duration such as ``500ms`` or ``1m``."""
     import argparse
 
-    from ..manifest._resolve import ResolveError, parse_duration
+    from ...manifest._resolve import ResolveError, parse_duration
 
     try:
         return parse_duration(float(text) if text.replace(".", "", 1).isdigit() else text)

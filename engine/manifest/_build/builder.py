@@ -20,11 +20,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .._binding import PreparedTool
-from .._diagnostics import Diagnostic, Severity, SourceLocation
-from .._errors import RegistrationError
-from .._inference import describe_handler, infer_params, snake_case
-from .._model import (
+from ..._binding import PreparedTool
+from ..._diagnostics import Diagnostic, Severity, SourceLocation
+from ..._errors import RegistrationError
+from ..._inference import describe_handler, infer_params, snake_case
+from ..._model import (
     McpServerSpec,
     McpToolUse,
     PromptSpec,
@@ -33,13 +33,13 @@ from .._model import (
     ToolSpec,
     WebSearchSpec,
 )
-from .._params import ParamDescriptor
-from .._prepare import prepare_tool
-from .._prompts import PreparedPrompt, prepare_prompt
-from .._yaml import YamlDocument
-from ._buildparams import param_entry
-from ._builduse import build_use
-from ._resolve import (
+from ..._params import ParamDescriptor
+from ..._prepare import prepare_tool
+from ..._prompts import PreparedPrompt, prepare_prompt
+from ..._yaml import YamlDocument
+from .params import param_entry
+from .use import build_use
+from .._resolve import (
     STATIC_NOTES,
     HandlerResolver,
     ResolveError,

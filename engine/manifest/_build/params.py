@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .._errors import RegistrationError
-from .._params import MISSING, ParamDescriptor
+from ..._errors import RegistrationError
+from ..._params import MISSING, ParamDescriptor
 
 __all__ = ["param_entry"]
 

@@ -12,8 +12,8 @@ Only a manifest written into that project changes it (``-o`` below the
 project's folder): a manifest printed on standard output, or written outside,
 changes nothing, and the import prints the exact line to add instead. The
 same when the settings cannot be edited safely: ``tooldeck.yaml`` (YAML is not
-rewritten), a link or a hard-linked file (:mod:`._nolinks`), or an
-``allow_handlers`` the minimal edit cannot reach (:mod:`._pyproject_edit`).
+rewritten), a link or a hard-linked file (:mod:`.._nolinks`), or an
+``allow_handlers`` the minimal edit cannot reach (:mod:`.._pyproject_edit`).
 A module the settings may not allow (the standard library, tooldeck itself)
 is never added.
 """
@@ -24,8 +24,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path, PurePath
 
-from ..manifest._settings import ProjectSettings, locate_project
-from ._schema_file import (
+from ...manifest._settings import ProjectSettings, locate_project
+from .._schema_file import (
     SCHEMA_FILE,
     reference,
     shown_path,
@@ -91,8 +91,8 @@ class ImportProject:
     # --------------------------------------------------------- allow_handlers
     def allow(self, module: str) -> tuple[bool, list[str]]:
         """Make the project's settings allow ``module``: (whether they do now, lines to print)."""
-        from ..manifest._resolve import is_allowed
-        from ..manifest._settings import handler_prefix_problem
+        from ...manifest._resolve import is_allowed
+        from ...manifest._settings import handler_prefix_problem
 
         allowed = self.settings.allow_handlers if self.settings is not None else ()
         if is_allowed(module, (*_ALWAYS_ALLOWED, *allowed)):
@@ -113,9 +113,9 @@ class ImportProject:
         return self._edit(module, pyproject, wanted)
 
     def _edit(self, module: str, pyproject: Path, wanted: list[str]) -> tuple[bool, list[str]]:
-        from .._readfile import DEFAULT_LIMIT
-        from ._nolinks import StarterWriter, WriteRefused
-        from ._pyproject_edit import Uneditable, allow_handler
+        from ..._readfile import DEFAULT_LIMIT
+        from .._nolinks import StarterWriter, WriteRefused
+        from .._pyproject_edit import Uneditable, allow_handler
 
         name = PurePath(pyproject.name)
         existed = os.path.lexists(pyproject)
@@ -135,7 +135,7 @@ class ImportProject:
     @staticmethod
     def _add_yourself(module: str, settings: Path, wanted: list[str], reason: str) -> str:
         """The exact line to add, and where, when the import does not add it itself."""
-        from ._pyproject_edit import setting_line
+        from .._pyproject_edit import setting_line
 
         yaml = settings.name != "pyproject.toml"
         line = setting_line(wanted, yaml=yaml)
