@@ -10,7 +10,7 @@ receives the outcome back (or has its exception thrown in: :class:`TimedOut`
 for an attempt past its timeout). The drivers in
 :mod:`tooldeck._calling.drivers` carry the effects out, sync or async, so
 this module has no I/O, thread or event loop in it (as
-:func:`tooldeck.providers._loop.conversation` is for the model loop).
+:func:`tooldeck.providers._loop.loop.conversation` is for the model loop).
 
 With no policy in force (a plain tool on a registry without hooks, a default
 timeout or a tracer) the generator asks for one :class:`Attempt` and
