@@ -35,7 +35,7 @@ from .._calltypes import ToolResult
 from .._portal import LoopPortal, arun_on, run_on
 from .pipeline import Attempt, Effect, Settle, TimedOut, pipeline
 from .policies import Policy, WorkerPool
-from .steps import accept, bind, failed, shape
+from .steps import Refused, accept, bind, failed, shape
 
 __all__ = ["arun_call", "run_call", "run_plain"]
 
@@ -50,12 +50,10 @@ def run_plain(  # noqa: PLR0917
     lenient: bool,
 ) -> ToolResult:
     """accept -> bind -> run -> shape, for a call the pipeline would give one plain attempt."""
-    args = accept(prepared, arguments, call_id, lenient)
-    if isinstance(args, ToolResult):
-        return args
-    kwargs = bind(prepared, args, env, call_id, extra)
-    if isinstance(kwargs, ToolResult):
-        return kwargs
+    try:
+        kwargs = bind(prepared, accept(prepared, arguments, call_id, lenient), env, call_id, extra)
+    except Refused as refused:
+        return refused.result
     handler = prepared.spec.handler
     try:
         if prepared.is_async:

@@ -40,7 +40,7 @@ from .policies import (
     as_decision,
 )
 from .results import error_result
-from .steps import accept, bind, failed, shape
+from .steps import Refused, accept, bind, failed, shape
 
 __all__ = ["Attempt", "Effect", "Settle", "Sleep", "TimedOut", "pipeline"]
 
@@ -164,13 +164,13 @@ def pipeline(  # noqa: PLR0917
     lenient: bool,
 ) -> Generator[Effect, Any, ToolResult]:
     """accept -> body -> after hooks; the result every caller gets."""
-    args = accept(prepared, arguments, call_id, lenient)
-    event = CallEvent(
-        prepared.spec, {} if isinstance(args, ToolResult) else dict(args), call_id, extra or {}
-    )
-    if isinstance(args, ToolResult):
-        result = args
+    try:
+        args = accept(prepared, arguments, call_id, lenient)
+    except Refused as refused:
+        event = CallEvent(prepared.spec, {}, call_id, extra or {})
+        result = refused.result
     else:
+        event = CallEvent(prepared.spec, dict(args), call_id, extra or {})
         result = yield from _body(prepared, args, event, env, policy, extra)
     for hook in policy.after:
         try:
@@ -208,9 +208,10 @@ def _body(  # noqa: PLR0917
         decision = as_decision(answer)
         if not decision.approved:
             return _denied_by(prepared, call_id, decision)
-    kwargs = bind(prepared, args, env, call_id, extra)
-    if isinstance(kwargs, ToolResult):
-        return kwargs
+    try:
+        kwargs = bind(prepared, args, env, call_id, extra)
+    except Refused as refused:
+        return refused.result
     timeout = _timeout_of(prepared, policy)
     retry = prepared.spec.retry if _retry_allowed(prepared) else None
     attempt = 0

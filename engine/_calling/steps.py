@@ -5,13 +5,16 @@
 Every way through a call (:mod:`tooldeck._calling.pipeline`, and the sync
 driver's shortcut for a plain call in :mod:`tooldeck._calling.drivers`) is
 these functions in this order; only running the handler belongs to a driver,
-since that is where sync and async differ. A step that fails answers with a
-:class:`ToolResult` instead of its value, so a caller checks one
-``isinstance`` and returns it.
+since that is where sync and async differ. A step that refuses the call
+raises :class:`Refused` with the result to answer (invalid arguments, a
+missing injection), so a caller catches one exception for ``accept`` and
+``bind`` together.
 
 They are on the path of every plain call, whose whole overhead is a small
 multiple of calling the handler by hand (``benchmarks/dispatch.py``): each
-does the common case first and pays for the rare ones only when they occur.
+does the common case first and pays for the rare ones only when they occur,
+and a successful call checks no result type between them (an exception costs
+nothing until raised, and a refused call already pays far more to explain why).
 """
 
 from __future__ import annotations
@@ -26,12 +29,18 @@ from .._results import UnserializableResult, to_text
 from .._validation import MAX_INT_DIGITS, decode_short_json, lone_surrogate, parse_arguments
 from .results import error_result, invalid_arguments
 
-__all__ = ["accept", "bind", "failed", "shape"]
+__all__ = ["Refused", "accept", "bind", "failed", "shape"]
 
 
-def accept(
-    prepared: PreparedTool, arguments: Any, call_id: str, lenient: bool
-) -> dict[str, Any] | ToolResult:
+class Refused(Exception):
+    """A step refused the call; ``result`` is the failed result the call answers with."""
+
+    def __init__(self, result: ToolResult) -> None:
+        super().__init__(result.text)
+        self.result = result
+
+
+def accept(prepared: PreparedTool, arguments: Any, call_id: str, lenient: bool) -> dict[str, Any]:
     """Parse, (coerce), validate and complete with defaults: the arguments as approved.
 
     ``lenient`` is the registry's setting; the tool's own, when it has one,
@@ -51,8 +60,8 @@ def accept(
     if type(args) is not dict:
         parsed = parse_arguments(arguments)
         if isinstance(parsed, str):
-            return error_result(
-                "invalid_arguments", parsed, tool_name=prepared.name, call_id=call_id
+            raise Refused(
+                error_result("invalid_arguments", parsed, tool_name=prepared.name, call_id=call_id)
             )
         args = parsed
     if prepared.null_is_absent and None in args.values():
@@ -64,11 +73,11 @@ def accept(
     if prepared.coercers and (lenient if prepared.spec.lenient is None else prepared.spec.lenient):
         args = prepared.coerce(args)
     if not prepared.check(args):
-        return invalid_arguments(prepared, prepared.explain(args), call_id)
+        raise Refused(invalid_arguments(prepared, prepared.explain(args), call_id))
     try:
         return prepared.complete(args)
     except ArgumentError as exc:
-        return invalid_arguments(prepared, exc.problems, call_id)
+        raise Refused(invalid_arguments(prepared, exc.problems, call_id)) from None
 
 
 def bind(
@@ -77,16 +86,18 @@ def bind(
     env: CallEnv,
     call_id: str,
     extra: Mapping[str, Any] | None,
-) -> dict[str, Any] | ToolResult:
-    """Convert and inject: the handler's keyword arguments, or a result on failure."""
+) -> dict[str, Any]:
+    """Convert and inject: the handler's keyword arguments (:class:`Refused` on failure)."""
     try:
         return prepared.bind(args, env, call_id, extra)
     except ArgumentError as exc:
-        return invalid_arguments(prepared, exc.problems, call_id)
+        raise Refused(invalid_arguments(prepared, exc.problems, call_id)) from None
     except MissingInjection as exc:
-        return error_result(
-            "execution_error", str(exc), tool_name=prepared.name, call_id=call_id, exception=exc
-        )
+        raise Refused(
+            error_result(
+                "execution_error", str(exc), tool_name=prepared.name, call_id=call_id, exception=exc
+            )
+        ) from None
 
 
 def shape(prepared: PreparedTool, value: Any, call_id: str) -> ToolResult:
