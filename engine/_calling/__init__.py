@@ -1,9 +1,17 @@
-"""Calling registered tools: the call pipeline, its policies and where handlers run.
+"""Calling registered tools: the one call pipeline, its policies and where handlers run.
 
-``dispatch``: ``call``/``acall``/``call_many`` on the registry; ``calls``: parse, validate,
-bind, run, serialise; ``execution`` and ``steps``: the guarded path (timeouts, retries,
-approval, hooks, tracing); ``policies``: what may happen around a call; ``workers``: worker
-threads for sync handlers; ``tracing``: OpenTelemetry spans.
+One way through a call, each layer importing only the ones below it:
+
+- ``dispatch``: ``call``/``acall``/``call_many`` on the registry; resolves the name,
+  decides the route (once) and hands the result back;
+- ``drivers``: the sync and the async driver of the pipeline (they run the handler:
+  timeouts, worker threads, the event loop), and the sync shortcut for a plain call;
+- ``pipeline``: the steps in order with the policy steps around them (hooks, approval,
+  retries, timeouts, result substitution), as a generator of typed effects;
+- ``steps``: accept (parse, validate), bind, shape, each written once;
+- ``results``: the failed results, in words for a model;
+- ``policies``: what may happen around a call; ``workers``: worker threads for sync
+  handlers; ``tracing``: OpenTelemetry spans.
 """
 
 import typing
@@ -11,9 +19,7 @@ import typing
 from .._lazy import lazy_getattr as _lazy_getattr
 
 if typing.TYPE_CHECKING:
-    from .calls import error_result, unknown_tool
     from .dispatch import CallDispatch
-    from .execution import Policy
     from .policies import (
         AfterHook,
         ApprovalCallback,
@@ -21,9 +27,11 @@ if typing.TYPE_CHECKING:
         BeforeHook,
         CallEvent,
         Decision,
+        Policy,
         WorkerPool,
+        as_decision,
     )
-    from .steps import as_decision
+    from .results import error_result, unknown_tool
 
 __all__ = [
     "AfterHook",
@@ -48,11 +56,11 @@ _EXPORTS: dict[str, str] = {
     "CallDispatch": ".dispatch",
     "CallEvent": ".policies",
     "Decision": ".policies",
-    "Policy": ".execution",
+    "Policy": ".policies",
     "WorkerPool": ".policies",
-    "as_decision": ".steps",
-    "error_result": ".calls",
-    "unknown_tool": ".calls",
+    "as_decision": ".policies",
+    "error_result": ".results",
+    "unknown_tool": ".results",
 }
 
 __getattr__ = _lazy_getattr(__name__, _EXPORTS)

@@ -1,11 +1,16 @@
 """Calling registered tools: ``call``, ``acall``, ``call_many``, ``acall_many``.
 
 :class:`CallDispatch` is the calling half of :class:`~tooldeck.ToolRegistry`
-(a mixin, so a call costs no extra frame). Resolving a name, choosing the
-path and settling the outcome are written once; the sync and async methods
-differ only where one of them awaits. Plain tools (no per-tool policy) on a
-registry without hooks, a default timeout or a tracer take the fast path in
-:mod:`tooldeck._calling.calls`; everything else goes through :mod:`tooldeck._calling.execution`.
+(a mixin, so a call costs no extra frame). Resolving a name and settling the
+outcome are written once; the sync and async methods differ only where one
+of them awaits. A call goes through the one pipeline
+(:mod:`tooldeck._calling.pipeline`), driven by :func:`~tooldeck._calling.drivers.run_call`
+or :func:`~tooldeck._calling.drivers.arun_call`. The route is decided in one place,
+:meth:`CallDispatch._plain`: a plain tool (no per-tool policy) on a registry
+without hooks, a default timeout or a tracer has no policy step to take, so
+its steps are called directly by :func:`~tooldeck._calling.drivers.run_plain`
+(from ``call``, and from ``acall`` for an ``inline`` sync handler, which has
+nothing to await).
 """
 
 from __future__ import annotations
@@ -17,14 +22,8 @@ from .._calltypes import ToolCall, ToolResult
 from .._errors import ToolCallError
 from .._log import get_logger
 from .._portal import run_on
-from .calls import (
-    acall_prepared,
-    call_prepared,
-    new_call_id,
-    unavailable_use,
-    unknown_tool,
-)
-from .execution import arun_guarded, run_guarded
+from .drivers import arun_call, run_call, run_plain
+from .results import new_call_id, unavailable_use, unknown_tool
 from .tracing import tracing_active
 
 if TYPE_CHECKING:
@@ -32,7 +31,7 @@ if TYPE_CHECKING:
     from .._entries import Snapshot
     from .._model import McpToolUse
     from .._secrets import Secrets
-    from .execution import Policy
+    from .policies import Policy
 
 __all__ = ["CallDispatch", "CallLike", "Strategy"]
 
@@ -74,20 +73,11 @@ class CallDispatch:
         entry = self._snapshot.tools.get(name) or self._resolve(name)
         if entry is None:
             return self._hand_back(self._missing(name, call_id), raise_errors)
-        lenient = self._lenient if entry.spec.lenient is None else entry.spec.lenient
-        if entry.plain and self._fast and not tracing_active():
-            result = call_prepared(
-                entry, arguments, self._env, call_id=call_id, extra=context, lenient=lenient
-            )
+        if self._plain(entry):
+            result = run_plain(entry, arguments, self._env, call_id, context, self._lenient)
         else:
-            result = run_guarded(
-                entry,
-                arguments,
-                self._env,
-                self._policy,
-                call_id=call_id,
-                extra=context,
-                lenient=lenient,
+            result = run_call(
+                entry, arguments, self._env, self._policy, call_id, context, self._lenient
             )
         if result.ok and not self.secrets:
             return result  # the common case, without a call to _hand_back
@@ -107,31 +97,12 @@ class CallDispatch:
         entry = self._resolve(name)
         if entry is None:
             return self._hand_back(self._missing(name, call_id), raise_errors)
-        lenient = self._lenient if entry.spec.lenient is None else entry.spec.lenient
-        if entry.plain and self._fast and not tracing_active():
-            if entry.spec.inline and not entry.is_async:  # runs right here: the sync fast path
-                result = call_prepared(
-                    entry, arguments, self._env, call_id=call_id, extra=context, lenient=lenient
-                )
-            else:
-                result = await acall_prepared(
-                    entry,
-                    arguments,
-                    self._env,
-                    call_id=call_id,
-                    extra=context,
-                    lenient=lenient,
-                    pool=self._policy.pool,
-                )
+        if entry.spec.inline and not entry.is_async and self._plain(entry):
+            # runs right here, on the loop, with nothing to await: the sync shortcut
+            result = run_plain(entry, arguments, self._env, call_id, context, self._lenient)
         else:
-            result = await arun_guarded(
-                entry,
-                arguments,
-                self._env,
-                self._policy,
-                call_id=call_id,
-                extra=context,
-                lenient=lenient,
+            result = await arun_call(
+                entry, arguments, self._env, self._policy, call_id, context, self._lenient
             )
         if result.ok and not self.secrets:
             return result  # the common case, without a call to _hand_back
@@ -189,6 +160,16 @@ class CallDispatch:
         return list(await asyncio.gather(*(one(c) for c in batch)))
 
     # ------------------------------------------------------------ shared steps
+    def _plain(self, entry: PreparedTool) -> bool:
+        """The route, decided here only: whether no policy step can apply to this call.
+
+        A plain tool (no timeout, retry, side effects or result substitution)
+        on a registry without hooks, a default timeout or a tracer, while no
+        OpenTelemetry SDK traces: the pipeline would only make one attempt, so
+        :func:`~tooldeck._calling.drivers.run_plain` calls its steps directly.
+        """
+        return entry.plain and self._fast and not tracing_active()
+
     def _missing(self, name: str, call_id: str) -> ToolResult:
         """The failed result for a name no tool has: a ``use:`` entry's waits for its server."""
         use = self._snapshot.table("tool_use").get(name)

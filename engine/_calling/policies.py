@@ -1,8 +1,9 @@
-"""What may happen around a call: approval of side effects, hooks, worker threads.
+"""What may happen around a call: approval of side effects, hooks, worker threads, tracing.
 
-These are plain values and small helpers; :mod:`tooldeck._calling.execution` applies
-them. A tool that uses none of them (no timeout, no retry, no side effects)
-never touches this module on its call path.
+These are plain values and small helpers; the pipeline's policy steps
+(:mod:`tooldeck._calling.pipeline`) apply them. :class:`Policy` holds the
+registry-wide settings; a registry whose policy is not :attr:`Policy.active`
+lets plain tools skip the policy steps altogether.
 """
 
 from __future__ import annotations
@@ -11,11 +12,14 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeAlias
 
+from .tracing import end_span, start_span
 from .workers import PoolSaturated, WorkerPool
 
 if TYPE_CHECKING:
+    from .._binding import PreparedTool
     from .._calltypes import ToolResult
     from .._model import ToolSpec
+    from .._secrets import Secrets
 
 __all__ = [
     "AfterHook",
@@ -24,8 +28,10 @@ __all__ = [
     "BeforeHook",
     "CallEvent",
     "Decision",
+    "Policy",
     "PoolSaturated",
     "WorkerPool",
+    "as_decision",
 ]
 
 
@@ -43,6 +49,25 @@ class Decision:
     @classmethod
     def deny(cls, reason: str = "") -> Decision:
         return cls(False, reason)
+
+
+def as_decision(value: Any) -> Decision:
+    """Only ``True`` or an approving :class:`Decision` approves; anything else denies.
+
+    A truthy string, a non-empty list or ``1`` from a careless approver must
+    not run a side effect: approval is explicit or it is not given.
+    """
+    if isinstance(value, Decision):
+        return value if value.approved is True else Decision(False, value.reason)
+    if value is True:
+        return Decision(True)
+    if value is False:
+        return Decision(False)
+    return Decision(
+        False,
+        f"the approver answered {type(value).__name__}, not True or a Decision; "
+        "only an explicit approval runs a side effect",
+    )
 
 
 @dataclass(frozen=True)
@@ -75,3 +100,47 @@ class CallEvent:
 
 BeforeHook: TypeAlias = Callable[[CallEvent], "ToolResult | Awaitable[ToolResult | None] | None"]
 AfterHook: TypeAlias = Callable[[CallEvent, "ToolResult"], "Awaitable[None] | None"]
+
+
+@dataclass
+class Policy:
+    """Registry-wide settings the pipeline's policy steps apply."""
+
+    default_timeout: float | None = None
+    approve: ApprovalCallback | None = None
+    allow_side_effects: bool = False
+    before: list[BeforeHook] = field(default_factory=list)
+    after: list[AfterHook] = field(default_factory=list)
+    pool: WorkerPool = field(default_factory=WorkerPool)
+    trace_arguments: bool = False
+    tracer_provider: Any = None
+    """An OpenTelemetry TracerProvider; None uses the global one (no-op until an SDK is set)."""
+    secrets: Secrets | None = None
+    """Masked in what spans record (arguments and results with ``trace_arguments``)."""
+
+    def redact(self, text: str) -> str:
+        return self.secrets.redact(text) if self.secrets else text
+
+    def open_span(self, prepared: PreparedTool, call_id: str, arguments: Any) -> Any:
+        """A span for one call (None when nothing traces); see :mod:`tooldeck._calling.tracing`."""
+        return start_span(
+            prepared,
+            call_id,
+            arguments,
+            provider=self.tracer_provider,
+            trace_arguments=self.trace_arguments,
+            redact=self.redact,
+        )
+
+    def close_span(self, span: Any, result: ToolResult, started: float) -> None:
+        end_span(span, result, started, trace_arguments=self.trace_arguments, redact=self.redact)
+
+    @property
+    def active(self) -> bool:
+        """Whether every call needs the policy steps (hooks, a default timeout, a tracer)."""
+        return (
+            self.default_timeout is not None
+            or bool(self.before)
+            or bool(self.after)
+            or self.tracer_provider is not None
+        )

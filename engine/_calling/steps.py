@@ -1,289 +1,138 @@
-"""The guarded call's steps, written once: a generator of effects for two drivers.
+"""The steps of a call, each written once: accept (parse, validate), bind, shape.
 
-    validate -> before hooks -> approval (side effects) -> bind
-      -> attempt (timeout) -> retry? -> finish -> after hooks
+    accept -> bind -> (run) -> shape | failed
 
-:func:`_steps` yields effects (``("callback", fn)``: call a hook or the
-approver, and await its answer if it is awaitable; ``("attempt", (kwargs,
-timeout))``: call the handler; ``("sleep", seconds)``: wait before a retry)
-and receives their outcomes,
-or has their exceptions thrown in (:class:`_TimedOut` for an attempt past
-its timeout). :class:`Policy` holds the registry-wide settings the steps
-apply.
+Every way through a call (:mod:`tooldeck._calling.pipeline`, and the sync
+driver's shortcut for a plain call in :mod:`tooldeck._calling.drivers`) is
+these functions in this order; only running the handler belongs to a driver,
+since that is where sync and async differ. A step that refuses the call
+raises :class:`Refused` with the result to answer (invalid arguments, a
+missing injection), so a caller catches one exception for ``accept`` and
+``bind`` together.
 
-Separate from the drivers in :mod:`tooldeck._calling.execution`, which perform the
-effects sync or async: every policy decision is here, once, and no I/O,
-thread or event loop is.
+They are on the path of every plain call, whose whole overhead is a small
+multiple of calling the handler by hand (``benchmarks/dispatch.py``): each
+does the common case first and pays for the rare ones only when they occur,
+and a successful call checks no result type between them (an exception costs
+nothing until raised, and a refused call already pays far more to explain why).
 """
 
 from __future__ import annotations
 
-import json
-import re
-from collections.abc import Generator, Mapping
-from dataclasses import dataclass, field
-from functools import partial
+from collections.abc import Mapping
 from typing import Any
 
-from .._binding import CallEnv, PreparedTool
+from .._binding import ArgumentError, CallEnv, MissingInjection, PreparedTool
 from .._calltypes import ToolResult
-from .._log import get_logger
-from .._secrets import Secrets
-from .calls import (
-    bind_call,
-    error_result,
-    failed,
-    finish,
-    validate_call,
-)
-from .policies import (
-    AfterHook,
-    ApprovalCallback,
-    ApprovalRequest,
-    BeforeHook,
-    CallEvent,
-    Decision,
-    PoolSaturated,
-    WorkerPool,
-)
-from .tracing import end_span, start_span
+from .._errors import ToolFailed
+from .._results import UnserializableResult, to_text
+from .._validation import MAX_INT_DIGITS, decode_short_json, lone_surrogate, parse_arguments
+from .results import error_result, invalid_arguments
 
-__all__ = ["Effect", "Policy", "_TimedOut", "_steps"]
-
-log = get_logger("tooldeck.calls")
+__all__ = ["Refused", "accept", "bind", "failed", "shape"]
 
 
-@dataclass
-class Policy:
-    """Registry-wide settings the guarded path applies."""
+class Refused(Exception):
+    """A step refused the call; ``result`` is the failed result the call answers with."""
 
-    default_timeout: float | None = None
-    approve: ApprovalCallback | None = None
-    allow_side_effects: bool = False
-    before: list[BeforeHook] = field(default_factory=list)
-    after: list[AfterHook] = field(default_factory=list)
-    pool: WorkerPool = field(default_factory=WorkerPool)
-    trace_arguments: bool = False
-    tracer_provider: Any = None
-    """An OpenTelemetry TracerProvider; None uses the global one (no-op until an SDK is set)."""
-    secrets: Secrets | None = None
-    """Masked in what spans record (arguments and results with ``trace_arguments``)."""
-
-    def redact(self, text: str) -> str:
-        return self.secrets.redact(text) if self.secrets else text
-
-    def open_span(self, prepared: PreparedTool, call_id: str, arguments: Any) -> Any:
-        """A span for one call (None when nothing traces); see :mod:`tooldeck._calling.tracing`."""
-        return start_span(
-            prepared,
-            call_id,
-            arguments,
-            provider=self.tracer_provider,
-            trace_arguments=self.trace_arguments,
-            redact=self.redact,
-        )
-
-    def close_span(self, span: Any, result: ToolResult, started: float) -> None:
-        end_span(span, result, started, trace_arguments=self.trace_arguments, redact=self.redact)
-
-    @property
-    def active(self) -> bool:
-        """Whether every call needs the guarded path (hooks, a default timeout, a tracer)."""
-        return (
-            self.default_timeout is not None
-            or bool(self.before)
-            or bool(self.after)
-            or self.tracer_provider is not None
-        )
+    def __init__(self, result: ToolResult) -> None:
+        super().__init__(result.text)
+        self.result = result
 
 
-class _TimedOut(Exception):
-    pass
+def accept(prepared: PreparedTool, arguments: Any, call_id: str, lenient: bool) -> dict[str, Any]:
+    """Parse, (coerce), validate and complete with defaults: the arguments as approved.
 
-
-# -------------------------------------------------------------- shared steps
-def _denied(prepared: PreparedTool, call_id: str, message: str) -> ToolResult:
-    return error_result("denied", message, tool_name=prepared.name, call_id=call_id)
-
-
-def _no_approver(prepared: PreparedTool, call_id: str) -> ToolResult:
-    effect = f" ({prepared.spec.effect})" if prepared.spec.effect else ""
-    return _denied(
-        prepared,
-        call_id,
-        f"tool {prepared.name!r} has side effects{effect} and needs approval, but no approver "
-        "is configured; the call was not made",
-    )
-
-
-def as_decision(value: Any) -> Decision:
-    """Only ``True`` or an approving :class:`Decision` approves; anything else denies.
-
-    A truthy string, a non-empty list or ``1`` from a careless approver must
-    not run a side effect: approval is explicit or it is not given.
+    ``lenient`` is the registry's setting; the tool's own, when it has one,
+    wins. Short JSON text (what models send) is decoded by the cheapest safe
+    parser first; anything else, and anything that fails there, goes through
+    :func:`~tooldeck._validation.parse_arguments`, which says why in words.
     """
-    if isinstance(value, Decision):
-        return value if value.approved is True else Decision(False, value.reason)
-    if value is True:
-        return Decision(True)
-    if value is False:
-        return Decision(False)
-    return Decision(
-        False,
-        f"the approver answered {type(value).__name__}, not True or a Decision; "
-        "only an explicit approval runs a side effect",
-    )
-
-
-def _denied_by(prepared: PreparedTool, call_id: str, decision: Decision) -> ToolResult:
-    reason = f": {decision.reason}" if decision.reason else ""
-    return _denied(prepared, call_id, f"the call to {prepared.name!r} was not approved{reason}")
-
-
-def _retry_allowed(prepared: PreparedTool) -> bool:
-    spec = prepared.spec
-    return spec.retry is not None and (not spec.side_effects or spec.idempotent)
-
-
-def _timeout_of(prepared: PreparedTool, policy: Policy) -> float | None:
-    timeout = prepared.spec.timeout
-    return policy.default_timeout if timeout is None else timeout
-
-
-def _timeout_result(prepared: PreparedTool, call_id: str, timeout: float) -> ToolResult:
-    return error_result(
-        "timeout",
-        f"tool {prepared.name!r} did not finish within {timeout:g} s; try a smaller request",
-        tool_name=prepared.name,
-        call_id=call_id,
-        exception=TimeoutError(f"{prepared.name} exceeded {timeout:g} s"),
-    )
-
-
-_PLACEHOLDER = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
-
-
-def _substitute(value: Any, args: Mapping[str, Any]) -> Any:
-    """Result substitution as the Java functional-tools SPI does it, opt-in: ``${param}``
-    in a string result becomes that argument's value in this call.
-
-    Only the call's own validated arguments are used, in one pass: a
-    substituted value is never scanned again, and ``${config:...}`` or
-    ``${env:...}`` in a result (text a model may have sent through a file or
-    an argument) is left exactly as it is, so no configuration value or
-    secret can be pulled out through a result.
-    """
-    if not isinstance(value, str) or "${" not in value:
-        return value
-
-    def one(match: re.Match[str]) -> str:
-        name = match.group(1)
-        if name not in args:
-            return match.group(0)
-        found = args[name]
-        if isinstance(found, str):
-            return found
+    args: Any = None
+    if type(arguments) is str and len(arguments) <= MAX_INT_DIGITS:
         try:
-            return json.dumps(found, ensure_ascii=False)
-        except (TypeError, ValueError):
-            return match.group(0)
-
-    return _PLACEHOLDER.sub(one, value)
-
-
-def _finish(
-    prepared: PreparedTool, value: Any, args: Mapping[str, Any], call_id: str
-) -> ToolResult:
-    if prepared.spec.substitute_result:
-        value = _substitute(value, args)
-    return finish(prepared, value, call_id)
-
-
-# ------------------------------------------------------- the steps, written once
-# The policy logic is a generator that yields effects ("run this callback",
-# "make an attempt", "sleep") and receives their outcomes; a sync and an async
-# driver perform the effects. Each step exists once, whichever way it is called.
-
-Effect = tuple[str, Any]
-
-
-def _steps(  # noqa: PLR0917
-    prepared: PreparedTool,
-    arguments: Any,
-    env: CallEnv,
-    policy: Policy,
-    call_id: str,
-    extra: Mapping[str, Any] | None,
-    lenient: bool,
-) -> Generator[Effect, Any, ToolResult]:
-    """validate -> body -> after hooks; the result every caller gets."""
-    args = validate_call(prepared, arguments, call_id, lenient)
-    event = CallEvent(
-        prepared.spec, {} if isinstance(args, ToolResult) else dict(args), call_id, extra or {}
-    )
-    if isinstance(args, ToolResult):
-        result = args
-    else:
-        result = yield from _body(prepared, args, event, env, policy, extra)
-    for hook in policy.after:
-        try:
-            yield ("callback", partial(hook, event, result))
-        except Exception as exc:  # an audit hook must never break the call
-            log.warning("after-call hook %r failed: %s: %s", hook, type(exc).__name__, exc)
-    return result
+            args = decode_short_json(arguments)
+        except (ValueError, RecursionError):
+            pass  # parse_arguments below says why, in words
+        else:  # a lone surrogate hides only in non-ASCII text or behind a \u escape
+            if ("\\u" in arguments or not arguments.isascii()) and lone_surrogate(arguments, args):
+                args = None
+    if type(args) is not dict:
+        parsed = parse_arguments(arguments)
+        if isinstance(parsed, str):
+            raise Refused(
+                error_result("invalid_arguments", parsed, tool_name=prepared.name, call_id=call_id)
+            )
+        args = parsed
+    if prepared.null_is_absent and None in args.values():
+        for name in prepared.null_is_absent & args.keys():
+            if args[name] is None:
+                del args[name]
+    if prepared.null_nested is not None:
+        args = prepared.null_nested.apply(args)
+    if prepared.coercers and (lenient if prepared.spec.lenient is None else prepared.spec.lenient):
+        args = prepared.coerce(args)
+    if not prepared.check(args):
+        raise Refused(invalid_arguments(prepared, prepared.explain(args), call_id))
+    try:
+        return prepared.complete(args)
+    except ArgumentError as exc:
+        raise Refused(invalid_arguments(prepared, exc.problems, call_id)) from None
 
 
-def _body(  # noqa: PLR0917
+def bind(
     prepared: PreparedTool,
     args: dict[str, Any],
-    event: CallEvent,
     env: CallEnv,
-    policy: Policy,
+    call_id: str,
     extra: Mapping[str, Any] | None,
-) -> Generator[Effect, Any, ToolResult]:
-    """before hooks -> approval -> bind -> attempts with retries -> finish."""
-    call_id = event.call_id
-    for hook in policy.before:
-        try:
-            outcome = yield ("callback", partial(hook, event))
-        except Exception as exc:
-            return _denied(prepared, call_id, f"refused by a before-call check: {exc}")
-        if isinstance(outcome, ToolResult):
-            return outcome
-    if prepared.spec.side_effects and not policy.allow_side_effects:
-        if policy.approve is None:
-            return _no_approver(prepared, call_id)
-        request = ApprovalRequest(prepared.spec, dict(args), call_id)
-        try:
-            answer = yield ("callback", partial(policy.approve, request))
-        except Exception as exc:
-            return _denied(prepared, call_id, f"approval failed: {type(exc).__name__}: {exc}")
-        decision = as_decision(answer)
-        if not decision.approved:
-            return _denied_by(prepared, call_id, decision)
-    kwargs = bind_call(prepared, args, env, call_id, extra)
-    if isinstance(kwargs, ToolResult):
-        return kwargs
-    timeout = _timeout_of(prepared, policy)
-    retry = prepared.spec.retry if _retry_allowed(prepared) else None
-    attempt = 0
-    while True:
-        attempt += 1
-        try:
-            value = yield ("attempt", (kwargs, timeout))
-        except _TimedOut:
-            if retry and attempt < retry.attempts and "TimeoutError" in retry.on:
-                yield ("sleep", retry.delay(attempt))
-                continue
-            result = _timeout_result(prepared, call_id, timeout or 0)
-        except PoolSaturated as exc:
-            result = failed(prepared, exc, call_id)
-        except (Exception, SystemExit) as exc:
-            if retry and attempt < retry.attempts and retry.matches(exc):
-                yield ("sleep", retry.delay(attempt))
-                continue
-            result = failed(prepared, exc, call_id)
-        else:
-            result = _finish(prepared, value, args, call_id)
-        result.attempts = attempt
-        return result
+) -> dict[str, Any]:
+    """Convert and inject: the handler's keyword arguments (:class:`Refused` on failure)."""
+    try:
+        return prepared.bind(args, env, call_id, extra)
+    except ArgumentError as exc:
+        raise Refused(invalid_arguments(prepared, exc.problems, call_id)) from None
+    except MissingInjection as exc:
+        raise Refused(
+            error_result(
+                "execution_error", str(exc), tool_name=prepared.name, call_id=call_id, exception=exc
+            )
+        ) from None
+
+
+def shape(prepared: PreparedTool, value: Any, call_id: str) -> ToolResult:
+    """The handler's value as the result a model reads (its own ToolResult is kept)."""
+    if type(value) is ToolResult:  # the handler answered with a result of its own
+        value.tool_name, value.call_id = prepared.name, call_id
+        return value
+    shaper = prepared.shaper
+    try:
+        text = to_text(value) if shaper is None else shaper(value)
+    except UnserializableResult as exc:
+        return error_result(
+            "execution_error", str(exc), tool_name=prepared.name, call_id=call_id, exception=exc
+        )
+    except Exception as exc:
+        return error_result(
+            "execution_error",
+            f"could not serialise the result: {exc}",
+            tool_name=prepared.name,
+            call_id=call_id,
+            exception=exc,
+        )
+    return ToolResult(True, text, value, None, prepared.name, call_id, prepared.spec.return_direct)
+
+
+def failed(prepared: PreparedTool, exc: BaseException, call_id: str) -> ToolResult:
+    """What a handler's exception becomes: its :class:`ToolFailed` words, or its type and text."""
+    if isinstance(exc, ToolFailed):  # on purpose: the handler's words and kind, unchanged
+        return error_result(
+            exc.kind, exc.message, tool_name=prepared.name, call_id=call_id, exception=exc
+        )
+    return error_result(
+        "execution_error",
+        f"{type(exc).__name__}: {exc}",
+        tool_name=prepared.name,
+        call_id=call_id,
+        exception=exc,
+    )

@@ -8,7 +8,7 @@ Everything here is a frozen, keyword-only dataclass with no I/O. Declarations
 (:class:`ToolSpec`, :class:`PromptSpec`) are pure data, their parameters are
 :class:`~tooldeck._params.ParamDescriptor` (:mod:`tooldeck._params`); turning
 them into JSON Schema lives in :mod:`tooldeck._schema`, checking and binding
-arguments in :mod:`tooldeck._binding`, running them in :mod:`tooldeck._calling.calls`.
+arguments in :mod:`tooldeck._binding`, running them in :mod:`tooldeck._calling.pipeline`.
 Manifests and code build exactly these objects.
 """
 

@@ -3,7 +3,7 @@
 Declarations are pure data, their parameters are
 :class:`~tooldeck._params.ParamDescriptor` (:mod:`tooldeck._params`); turning
 them into JSON Schema lives in :mod:`tooldeck._schema`, checking and binding
-arguments in :mod:`tooldeck._binding`, running them in :mod:`tooldeck._calling.calls`.
+arguments in :mod:`tooldeck._binding`, running them in :mod:`tooldeck._calling.pipeline`.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ infinities, no integer literal past :data:`MAX_INT_DIGITS` digits, no lone
 UTF-16 surrogates, and every failure a :class:`JsonProblem` whose message
 says what to send instead. :func:`value_problem` applies the same rules to a
 mapping passed from Python. A module of its own because this is the first
-gate of the call path (:mod:`tooldeck._calling.calls`), separate from checking the
+gate of the call path (:mod:`tooldeck._calling.steps`), separate from checking the
 parsed values against a schema.
 """
 

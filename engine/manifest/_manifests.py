@@ -10,7 +10,6 @@ registry itself never imports upward into it.
 
 from __future__ import annotations
 
-import gc
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -114,13 +113,7 @@ def load_manifests(
         static=static,
         search_last=search_last,
     )
-    paused = gc.isenabled()
-    gc.disable()  # a load builds many long-lived objects; collecting midway only costs time
-    try:
-        event = live.load()
-    finally:
-        if paused:
-            gc.enable()
+    event = live.load()  # the collector is left alone: a library call changes no process state
     result = LoadResult(
         files=list(live.documents),
         bundles=dict(live.bundles),

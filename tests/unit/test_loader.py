@@ -6,6 +6,7 @@ manifests as ``tests.unit.test_loader:<name>`` with ``allow_handlers=["tests.uni
 
 from __future__ import annotations
 
+import gc
 import textwrap
 from dataclasses import replace
 from pathlib import Path
@@ -186,6 +187,35 @@ def test_load_result_keeps_documents_and_bundles(tmp_path: Path) -> None:
     assert result.documents[str(path)].data["tools"][0]["name"] == "info"
     assert bundle.tools[0].origin is not None
     assert (bundle.tools[0].origin.line, bundle.tools[0].origin.column) == (3, 5)
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_load_manifests_leaves_the_garbage_collector_as_it_was(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, enabled: bool
+) -> None:
+    """A library call never changes process-wide state: not even for the time of a load."""
+    from tooldeck.manifest._live import LiveManifests
+
+    path = write(tmp_path, "m.yaml", tool_yaml("info"))
+    during: list[tuple[bool, tuple[int, ...]]] = []
+    load = LiveManifests.load
+
+    def spying(self: LiveManifests) -> object:
+        during.append((gc.isenabled(), gc.get_threshold()))
+        return load(self)
+
+    monkeypatch.setattr(LiveManifests, "load", spying)
+    was_enabled, threshold = gc.isenabled(), gc.get_threshold()
+    try:
+        gc.enable() if enabled else gc.disable()
+        gc.set_threshold(1234, 11, 12)
+        _, result = load_manifests([path], environ={})
+        assert result.registered == [str(path)]
+        assert during == [(enabled, (1234, 11, 12))]
+        assert (gc.isenabled(), gc.get_threshold()) == (enabled, (1234, 11, 12))
+    finally:
+        gc.set_threshold(*threshold)
+        gc.enable() if was_enabled else gc.disable()
 
 
 # --------------------------------------------------------------------- several files

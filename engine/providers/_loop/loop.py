@@ -10,7 +10,7 @@ calls, outputs and usage are spelled) is an :class:`Api` adapter
 (:mod:`.responses`, :mod:`.chat`); what differs between
 ``OpenAI`` and ``AsyncOpenAI`` is only whether the request, the batch of
 calls and an approval are awaited. So the turn logic is one generator of
-effects, :func:`conversation` (as :mod:`tooldeck._calling.steps` is for a
+effects, :func:`conversation` (as :mod:`tooldeck._calling.pipeline` is for a
 call), and the drivers in :mod:`.conversation` perform its effects sync or
 async. Nothing here imports ``openai``: the client is passed in, and its
 replies are read by attribute.

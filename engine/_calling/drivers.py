@@ -1,16 +1,17 @@
-"""The guarded call path: timeouts, retries, approval, hooks, tracing, result substitution.
+"""The two drivers of the pipeline: sync and async. Running the handler is theirs.
 
-Tools that need none of it take the fast path in :mod:`tooldeck._calling.calls`; this
-module runs the rest through the same steps (``validate_call``,
-``bind_call``, ``finish``) with the policies around them:
+:func:`run_call` and :func:`arun_call` drive :func:`~tooldeck._calling.pipeline.pipeline`
+(inside an OpenTelemetry span when something traces), carrying out its
+effects: :class:`Callback` (a hook's or approver's answer, awaited if need
+be), :class:`Attempt` (the handler, within its timeout) and :class:`Sleep`
+(before a retry). They differ only where one of them awaits.
 
-    validate -> before hooks -> approval (side effects) -> bind
-      -> attempt (timeout) -> retry? -> finish -> after hooks, span, log
-
-The steps are written once, as a generator of effects
-(:mod:`tooldeck._calling.steps`, with :class:`Policy`); this module is the
-sync and the async driver that carry the effects out, and the one the
-registry imports from.
+:func:`run_plain` is the shortcut for a call with no policy in force (the
+route is decided once, in :meth:`~tooldeck._calling.dispatch.CallDispatch._plain`):
+the same steps, called directly, since the pipeline would ask for one plain
+attempt and nothing else, and a generator costs a visible share of a plain
+call's overhead. ``acall`` takes it only for an ``inline`` sync handler (run
+on the loop, nothing to await); every other async call is driven.
 
 A sync handler past its timeout: the caller gets a ``timeout`` result on
 time, and :meth:`~tooldeck._calling.workers.WorkerPool.interrupt` raises
@@ -32,25 +33,51 @@ from typing import Any
 from .._binding import CallEnv, PreparedTool
 from .._calltypes import ToolResult
 from .._portal import LoopPortal, arun_on, run_on
-from .policies import WorkerPool
-from .steps import Effect, Policy, _steps, _TimedOut
+from .pipeline import Attempt, Callback, Effect, TimedOut, pipeline
+from .policies import Policy, WorkerPool
+from .steps import Refused, accept, bind, failed, shape
 
-__all__ = ["Policy", "arun_guarded", "run_guarded"]
+__all__ = ["arun_call", "run_call", "run_plain"]
 
 
-# ----------------------------------------------------------------- sync driver
-def run_guarded(
+# ------------------------------------------------------- sync, no policy in force
+def run_plain(  # noqa: PLR0917
     prepared: PreparedTool,
     arguments: Any,
     env: CallEnv,
-    policy: Policy,
-    *,
     call_id: str,
     extra: Mapping[str, Any] | None,
     lenient: bool,
 ) -> ToolResult:
+    """accept -> bind -> run -> shape, for a call the pipeline would give one plain attempt."""
+    try:
+        kwargs = bind(prepared, accept(prepared, arguments, call_id, lenient), env, call_id, extra)
+    except Refused as refused:
+        return refused.result
+    handler = prepared.spec.handler
+    try:
+        if prepared.is_async:
+            value = run_on(env.portal, lambda: handler(**kwargs))
+        else:
+            value = handler(**kwargs)
+    except (Exception, SystemExit) as exc:
+        return failed(prepared, exc, call_id)
+    return shape(prepared, value, call_id)
+
+
+# ----------------------------------------------------------------- sync driver
+def run_call(  # noqa: PLR0917
+    prepared: PreparedTool,
+    arguments: Any,
+    env: CallEnv,
+    policy: Policy,
+    call_id: str,
+    extra: Mapping[str, Any] | None,
+    lenient: bool,
+) -> ToolResult:
+    """The pipeline, driven from sync code; async hooks and handlers run on the portal."""
     started = time.perf_counter()
-    steps = _steps(prepared, arguments, env, policy, call_id, extra, lenient)
+    steps = pipeline(prepared, arguments, env, policy, call_id, extra, lenient)
     span = policy.open_span(prepared, call_id, arguments)
     if span is None:
         return _drive(steps, prepared, policy, env.portal)
@@ -68,19 +95,17 @@ def _drive(
 ) -> ToolResult:
     try:
         effect = next(steps)
-    except StopIteration as stop:  # nothing to perform: invalid arguments, say
+    except StopIteration as stop:  # nothing to carry out: invalid arguments, say
         return stop.value  # type: ignore[no-any-return]
     while True:
+        outcome: Any = None
         try:
-            kind, payload = effect
-            if kind == "callback":
-                outcome = _callback_sync(payload(), portal)
-            elif kind == "attempt":
-                kwargs, timeout = payload
-                outcome = _attempt_sync(prepared, kwargs, timeout, policy.pool, portal)
+            if isinstance(effect, Attempt):
+                outcome = _attempt_sync(prepared, effect, policy.pool, portal)
+            elif isinstance(effect, Callback):
+                outcome = _callback_sync(effect.callback(), portal)
             else:
-                time.sleep(payload)
-                outcome = None
+                time.sleep(effect.seconds)
         except (Exception, SystemExit) as exc:
             try:
                 effect = steps.throw(exc)
@@ -102,13 +127,9 @@ def _callback_sync(outcome: Any, portal: LoopPortal | None) -> Any:
 
 
 def _attempt_sync(
-    prepared: PreparedTool,
-    kwargs: dict[str, Any],
-    timeout: float | None,
-    pool: WorkerPool,
-    portal: LoopPortal | None,
+    prepared: PreparedTool, attempt: Attempt, pool: WorkerPool, portal: LoopPortal | None
 ) -> Any:
-    handler = prepared.spec.handler
+    handler, kwargs, timeout = prepared.spec.handler, attempt.kwargs, attempt.timeout
     if prepared.is_async:
         return run_on(portal, lambda: _with_timeout(handler(**kwargs), timeout))
     if timeout is None:
@@ -120,7 +141,7 @@ def _attempt_sync(
     except TimeoutError:
         if not future.done():
             pool.interrupt(future)  # a CPU-bound Python handler stops instead of running on
-            raise _TimedOut from None
+            raise TimedOut from None
         raise
 
 
@@ -134,23 +155,23 @@ async def _with_timeout(awaitable: Awaitable[Any], timeout: float | None) -> Any
             return await awaitable
     except TimeoutError:
         if scope.expired():
-            raise _TimedOut from None
+            raise TimedOut from None
         raise
 
 
 # ---------------------------------------------------------------- async driver
-async def arun_guarded(
+async def arun_call(  # noqa: PLR0917
     prepared: PreparedTool,
     arguments: Any,
     env: CallEnv,
     policy: Policy,
-    *,
     call_id: str,
     extra: Mapping[str, Any] | None,
     lenient: bool,
 ) -> ToolResult:
+    """The pipeline, driven on the event loop; sync handlers go to a worker thread unless inline."""
     started = time.perf_counter()
-    steps = _steps(prepared, arguments, env, policy, call_id, extra, lenient)
+    steps = pipeline(prepared, arguments, env, policy, call_id, extra, lenient)
     span = policy.open_span(prepared, call_id, arguments)
     if span is None:
         return await _adrive(steps, prepared, policy, env.portal)
@@ -170,21 +191,19 @@ async def _adrive(
 
     try:
         effect = next(steps)
-    except StopIteration as stop:  # nothing to perform: invalid arguments, say
+    except StopIteration as stop:  # nothing to carry out: invalid arguments, say
         return stop.value  # type: ignore[no-any-return]
     while True:
+        outcome: Any = None
         try:
-            kind, payload = effect
-            if kind == "callback":
-                outcome = payload()
+            if isinstance(effect, Attempt):
+                outcome = await _attempt_async(prepared, effect, policy.pool, portal)
+            elif isinstance(effect, Callback):
+                outcome = effect.callback()
                 if inspect.isawaitable(outcome):
                     outcome = await arun_on(portal, partial(_identity, outcome))
-            elif kind == "attempt":
-                kwargs, timeout = payload
-                outcome = await _attempt_async(prepared, kwargs, timeout, policy.pool, portal)
             else:
-                await asyncio.sleep(payload)
-                outcome = None
+                await asyncio.sleep(effect.seconds)
         except (Exception, SystemExit) as exc:
             try:
                 effect = steps.throw(exc)
@@ -202,15 +221,11 @@ def _identity(value: Any) -> Any:
 
 
 async def _attempt_async(
-    prepared: PreparedTool,
-    kwargs: dict[str, Any],
-    timeout: float | None,
-    pool: WorkerPool,
-    portal: LoopPortal | None,
+    prepared: PreparedTool, attempt: Attempt, pool: WorkerPool, portal: LoopPortal | None
 ) -> Any:
     import asyncio
 
-    handler = prepared.spec.handler
+    handler, kwargs, timeout = prepared.spec.handler, attempt.kwargs, attempt.timeout
     if prepared.is_async:
         return await arun_on(portal, lambda: _with_timeout(handler(**kwargs), timeout))
     if prepared.spec.inline:
@@ -223,5 +238,5 @@ async def _attempt_async(
     if not done:
         pool.interrupt(future)  # a CPU-bound Python handler stops instead of running on
         future.cancel()  # the thread's eventual outcome is dropped
-        raise _TimedOut
+        raise TimedOut
     return future.result()
