@@ -57,6 +57,7 @@ from ._prepare import prepare_tool
 from ._prompts import PreparedPrompt, PromptMessage, prepare_prompt
 from ._secrets import Secrets
 from ._shortcuts import RegistrationShortcuts
+from ._sources import Sources, ToolSource
 from ._subscribers import Subscriber, Subscribers
 
 __all__ = ["DuplicatePolicy", "GroupContent", "RegistryChange", "ToolRegistry"]
@@ -133,6 +134,7 @@ class ToolRegistry(RegistrationShortcuts, CallDispatch):
         )
         self._fast = not self._policy.active
         self._subscribers = Subscribers()
+        self._sources = Sources()
         self.use_loop(loop if loop is not None else running_loop())
         self.reload_status: Any = None
         """Set by :mod:`tooldeck._reload` while manifests are watched: the last reload's outcome."""
@@ -276,6 +278,39 @@ class ToolRegistry(RegistrationShortcuts, CallDispatch):
         """
         return self._subscribers.add(callback, self.loop)
 
+    # ------------------------------------------------------------------ sources
+    def add_source(self, source: ToolSource) -> Callable[[], None]:
+        """Hold a :class:`~tooldeck._sources.ToolSource`; returns the function that lets it go.
+
+        From then on listing tools, exporting, the model loop and a call of a
+        name the registry does not hold ask the source to refresh first when
+        it is stale (an MCP attachment adds itself when it starts).
+        """
+        return self._sources.add(source)
+
+    def remove_source(self, source: ToolSource) -> bool:
+        """Let a source go (its tools stay until it removes them); returns whether it was held."""
+        return self._sources.remove(source)
+
+    def sources(self) -> tuple[ToolSource, ...]:
+        """The sources the registry holds, in the order they were added."""
+        return tuple(self._sources)
+
+    def refresh_sources(self, name: str | None = None) -> bool:
+        """Refresh the stale sources now, from sync code; returns whether any refresh ran.
+
+        With ``name``, only the sources that may provide a tool of that name.
+        Listing and calling do this themselves; call it to pay the round trip
+        ahead of time. Waits (each source for at most its ``refresh_timeout``)
+        only in a thread that runs no event loop: on a loop's thread it does
+        nothing, and async code awaits :meth:`arefresh_sources` instead.
+        """
+        return bool(self._sources) and self._sources.refresh(name)
+
+    async def arefresh_sources(self, name: str | None = None) -> bool:
+        """The async twin of :meth:`refresh_sources`, from any event loop."""
+        return bool(self._sources) and await self._sources.arefresh(name)
+
     # ------------------------------------------------------------------ lookup
     def get_tool(self, name: str) -> ToolSpec | None:
         """The tool registered under ``name`` (or under its provider-safe name)."""
@@ -283,7 +318,19 @@ class ToolRegistry(RegistrationShortcuts, CallDispatch):
         return entry.spec if entry is not None else None
 
     def tools(self) -> tuple[ToolSpec, ...]:
-        """Every tool, in registration order."""
+        """Every tool, in registration order; stale sources refresh first (:meth:`refresh_sources`).
+
+        On an event loop's thread the sources are not waited for: async code
+        lists with :meth:`atools`.
+        """
+        if self._sources:
+            self._sources.refresh()
+        return tuple(t.spec for t in self._snapshot.tools.values())
+
+    async def atools(self) -> tuple[ToolSpec, ...]:
+        """Every tool, in registration order, after the stale sources refreshed (awaited)."""
+        if self._sources:
+            await self._sources.arefresh()
         return tuple(t.spec for t in self._snapshot.tools.values())
 
     def get_prompt(self, name: str) -> PromptSpec | None:
