@@ -26,7 +26,7 @@ from tests.integration.openai_server import ScriptedServer, Turn, call, say
 from tooldeck import McpServerSpec, ToolRegistry, export_tools
 from tooldeck.manifest import load_manifests
 from tooldeck.mcp import attach_in_background, attach_servers
-from tooldeck.providers.openai import run
+from tooldeck.providers.openai import arun, run
 
 pytestmark = pytest.mark.slow
 
@@ -86,6 +86,18 @@ def test_a_library_run_offers_and_calls_a_lazy_servers_tools(model):
     [made] = result.calls
     assert made.result.ok, made.result.text
     assert json.loads(made.result.text) == {"text": "hi"}
+
+
+async def test_arun_on_the_attachments_loop_offers_a_lazy_servers_tools(model):
+    registry = with_lazy_server()
+    model.script(Turn(calls=(call("fake_echo", {"text": "hey"}, "c1"),)), say("done"))
+    async with (
+        attach_servers(registry),
+        openai.AsyncOpenAI(base_url=model.url, api_key="test", max_retries=0) as client,
+    ):
+        result = await arun(client, model="m", input="echo hey", registry=registry)
+    assert offered(model) == ["fake_echo"]
+    assert result.calls[0].result.ok, result.calls[0].result.text
 
 
 # ------------------------------------------------------------------ calls
@@ -227,3 +239,13 @@ def test_after_close_the_next_listing_reconnects():
         assert [t.name for t in registry.tools()] == ["fake_echo"]
         assert attachment.health()["fake"].connected
         assert attachment.health()["fake"].connects == 2
+
+
+async def test_the_mcp_servers_tools_list_includes_a_lazy_servers_tools():
+    from tooldeck.mcp._serving.server import RegistryServer
+
+    registry = with_lazy_server()
+    served = RegistryServer(registry)
+    async with attach_servers(registry):  # no served.attachment: the registry holds the source
+        listed = await served._list_tools(None, None)  # type: ignore[arg-type]
+    assert [tool.name for tool in listed.tools] == ["fake_echo"]
