@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ._log import get_logger
@@ -89,7 +89,7 @@ class Sources:
     def __bool__(self) -> bool:
         return bool(self._all)
 
-    def __iter__(self) -> Any:
+    def __iter__(self) -> Iterator[ToolSource]:
         return iter(self._all)
 
     def add(self, source: ToolSource) -> Callable[[], None]:
