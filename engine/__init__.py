@@ -60,6 +60,7 @@ if TYPE_CHECKING:  # the same names, eagerly, for type checkers and editors
     from ._registry import ToolRegistry
     from ._reload import Watcher, watch
     from ._schema import tool_input_schema
+    from ._sources import ToolSource
     from ._subscribers import Subscriber
     from .manifest._live import LiveManifests
     from .manifest._manifests import LoadResult, from_manifests, load_manifests
@@ -107,6 +108,7 @@ __all__ = [
     "ToolFailed",
     "ToolRegistry",
     "ToolResult",
+    "ToolSource",
     "ToolSpec",
     "Watcher",
     "WebSearchSpec",
@@ -164,6 +166,7 @@ _EXPORTS: dict[str, str] = {
     "ToolFailed": "._errors",
     "ToolRegistry": "._registry",
     "ToolResult": "._calltypes",
+    "ToolSource": "._sources",
     "ToolSpec": "._model",
     "Watcher": "._reload",
     "WebSearchSpec": "._model",

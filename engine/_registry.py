@@ -59,6 +59,7 @@ from ._prepare import prepare_tool
 from ._prompts import PreparedPrompt, PromptMessage, prepare_prompt
 from ._secrets import Secrets
 from ._shortcuts import RegistrationShortcuts, SpecT
+from ._sources import SourceHolder, Sources
 from ._subscribers import Subscriber, Subscribers
 
 __all__ = ["DuplicatePolicy", "GroupContent", "RegistryChange", "ToolRegistry"]
@@ -70,7 +71,7 @@ if TYPE_CHECKING:
 log = get_logger("tooldeck.registry")
 
 
-class ToolRegistry(RegistrationShortcuts, CallDispatch):
+class ToolRegistry(RegistrationShortcuts, SourceHolder, CallDispatch):
     """Holds tools and prompts, and calls tools with validated arguments.
 
     Args:
@@ -135,6 +136,7 @@ class ToolRegistry(RegistrationShortcuts, CallDispatch):
         )
         self._fast = not self._policy.active
         self._subscribers = Subscribers()
+        self._sources = Sources()
         self.use_loop(loop if loop is not None else running_loop())
         self._reloads: ReloadStatusSource | None = None
 
@@ -317,7 +319,19 @@ class ToolRegistry(RegistrationShortcuts, CallDispatch):
         return entry.spec if entry is not None else None
 
     def tools(self) -> tuple[ToolSpec, ...]:
-        """Every tool, in registration order."""
+        """Every tool, in registration order; stale sources refresh first (:meth:`refresh_sources`).
+
+        On an event loop's thread the sources are not waited for: async code
+        lists with :meth:`atools`.
+        """
+        if self._sources:
+            self._sources.refresh()
+        return tuple(t.spec for t in self._snapshot.tools.values())
+
+    async def atools(self) -> tuple[ToolSpec, ...]:
+        """Every tool, in registration order, after the stale sources refreshed (awaited)."""
+        if self._sources:
+            await self._sources.arefresh()
         return tuple(t.spec for t in self._snapshot.tools.values())
 
     def get_prompt(self, name: str) -> PromptSpec | None:

@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from .._entries import Snapshot
     from .._model import McpToolUse
     from .._secrets import Secrets
+    from .._sources import Sources
     from .policies import Policy
 
 __all__ = ["CallDispatch", "CallLike", "Strategy"]
@@ -52,6 +53,8 @@ class CallDispatch:
     """No registry-wide policy: plain tools may take the fast path."""
     _lenient: bool
     _raise_errors: bool
+    _sources: Sources
+    """Where tools the registry does not hold yet may come from (attached MCP servers)."""
     secrets: Secrets
 
     def call(
@@ -65,12 +68,18 @@ class CallDispatch:
     ) -> ToolResult:
         """Call a tool with arguments (a JSON string, a mapping or None).
 
-        Never raises for a tool failure: the result says what went wrong in
+        A name the registry does not hold (a lazy MCP server's tool, a
+        ``use:`` entry whose server is not listed yet) first asks the stale
+        sources that may provide it to refresh (see
+        :meth:`~tooldeck.ToolRegistry.refresh_sources`); a tool it holds is
+        called at once. Never raises for a tool failure: the result says what went wrong in
         words for the model, unless ``raise_errors`` (or the registry
         setting) asks for a :class:`ToolCallError`.
         """
         call_id = call_id or new_call_id()
         entry = self._snapshot.tools.get(name) or self._resolve(name)
+        if entry is None and self._sources and self._sources.refresh(name):
+            entry = self._resolve(name)  # a stale source may have published it
         if entry is None:
             return self._hand_back(self._missing(name, call_id), raise_errors)
         if self._plain(entry):
@@ -95,6 +104,8 @@ class CallDispatch:
         """The async twin of :meth:`call`; async handlers run on the registry's loop."""
         call_id = call_id or new_call_id()
         entry = self._resolve(name)
+        if entry is None and self._sources and await self._sources.arefresh(name):
+            entry = self._resolve(name)  # a stale source may have published it
         if entry is None:
             return self._hand_back(self._missing(name, call_id), raise_errors)
         if entry.spec.inline and not entry.is_async and self._plain(entry):

@@ -89,7 +89,9 @@ def with_attached(
         async with attach_servers(
             registry, wanted, connect_timeout=args.connect_timeout
         ) as attachment:
-            await attachment.ensure_fresh()
+            # The body's first listing would refresh the lazy servers itself; the
+            # report comes first, so they are listed before it, to be in it.
+            await registry.arefresh_sources()
             report_health(attachment)
             return await _in_daemon_thread(lambda: body(attachment))
 

@@ -76,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
         """What the attached servers newly left out or failed on, since the last save."""
         if attachment is None:
             return []
-        await attachment.ensure_fresh()
+        await registry.arefresh_sources()  # lazy and expired servers, to report on them too
         now = set(_health_lines(attachment))
         new = sorted(now - reported)
         reported.clear()

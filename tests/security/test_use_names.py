@@ -455,10 +455,10 @@ def test_the_model_loop_offers_and_calls_the_use_entry_never_the_rival(
     model.script(Turn(calls=calls), say("done"))
     with (
         registry,
-        attach_in_background(registry) as attached,
+        attach_in_background(registry),
         openai.OpenAI(base_url=model.url, api_key="test", max_retries=0) as client,
     ):
-        _ensure_fresh(attached)
+        # No ensure_fresh: run() lists through the registry, which refreshes lazy servers.
         result = run(client, model="m", input="Tokyo time at noon?", registry=registry)
     offered = {t["name"]: t for t in model.requests[0].body.get("tools", [])}
     (refused, done) = result.calls
@@ -473,13 +473,3 @@ def test_the_model_loop_offers_and_calls_the_use_entry_never_the_rival(
         assert answer["server"] == "time"
         assert answer["arguments"] == {"time": "12:00", "target_timezone": "Asia/Tokyo"}
     assert calls_to(root, "rival") == []
-
-
-def _ensure_fresh(attached: Any) -> None:
-    """List the lazy servers too, as ``tooldeck`` commands and ``serve`` do before listing."""
-    from tooldeck.mcp import McpAttachment
-
-    assert isinstance(attached, McpAttachment)
-    loop = attached.registry.loop
-    assert loop is not None
-    asyncio.run_coroutine_threadsafe(attached.ensure_fresh(), loop).result(timeout=60)

@@ -26,12 +26,16 @@ published together by :mod:`tooldeck.mcp._attaching.publish`:
 * a server that announces ``tools/list_changed`` is listed again at once;
   announcements during that listing make one more listing after it (a
   second apart at least), however many there are;
-* ``initialize_on_startup: false`` servers connect on first use: the first
-  :meth:`McpAttachment.ensure_fresh` (which ``tooldeck`` commands, the MCP
-  server and the model loop run before they list tools);
+* the attachment is a :class:`~tooldeck._sources.ToolSource` of its registry
+  (:mod:`tooldeck.mcp._attaching.source`): ``initialize_on_startup: false``
+  servers connect on first use, the first time the registry lists its tools
+  (``tools()``, an export, the model loop, the MCP server's ``tools/list``)
+  or is asked for a name it does not hold that one of them may provide;
 * each server's tool list is cached for its ``cache_ttl`` and listed again
-  lazily, when one of its tools is called after expiry (or on
-  :meth:`McpAttachment.ensure_fresh` / :meth:`McpAttachment.refresh`);
+  lazily: at the registry's next listing, or when one of its tools is called
+  after expiry (or on :meth:`McpAttachment.ensure_fresh` / :meth:`McpAttachment.refresh`);
+* :meth:`McpAttachment.close` ends every connection but stays attached: the
+  next listing or call reconnects; :meth:`McpAttachment.aclose` detaches;
 * a server that cannot be reached or fails is logged, its tools are left out,
   other servers are unaffected, and its connection is dropped so the next use
   reconnects; nothing raises out of listing or refreshing;
@@ -74,6 +78,7 @@ from .connection import (
 )
 from .listing import group_name, precompile
 from .publish import publish
+from .source import AttachedSource
 from .state import ServerHealth, ServerState
 
 if TYPE_CHECKING:
@@ -92,7 +97,7 @@ _RELIST_SPACING = 1.0
 """Seconds between the starts of two listings that follow ``tools/list_changed``."""
 
 
-class McpAttachment:
+class McpAttachment(AttachedSource):
     """Client-side MCP servers as registry tools; see the module docstring.
 
     Args:
@@ -106,8 +111,8 @@ class McpAttachment:
             (a server's own ``timeout`` in its declaration wins over both).
         connect_timeout: seconds for spawning/connecting and the handshake,
             and for each ``tools/list``.
-        retry_after: seconds before a failed server is tried again by
-            :meth:`ensure_fresh` (its ``cache_ttl`` if that is shorter).
+        retry_after: seconds before a failed server counts as stale again
+            (its ``cache_ttl`` if that is shorter).
         session_factory: builds the ``ClientSession`` (tests count requests).
         errlog: where a stdio server's stderr goes (default: this process's).
     """
@@ -132,6 +137,8 @@ class McpAttachment:
         self._servers = {s.name: ServerState(s) for s in specs if s.via == "client"}
         self._uses = registry.tool_uses()
         self._unsubscribe: Callable[[], None] | None = None
+        self._unsource: Callable[[], None] | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
         self._timeout = timeout
         self._timeouts = dict(timeouts or {})
@@ -155,13 +162,16 @@ class McpAttachment:
     async def start(self) -> dict[str, RegistryChange]:
         """Connect to every server and register its tools; never raises for a server.
 
-        Servers declared with ``initialize_on_startup: false`` wait for the
-        first :meth:`ensure_fresh`.
+        Servers declared with ``initialize_on_startup: false`` wait for their
+        first use: the registry refreshes its stale sources, this one included,
+        before it lists tools or answers a name it does not hold.
         """
+        self._loop = asyncio.get_running_loop()
         if self.registry.loop is None:
-            self.registry.use_loop(asyncio.get_running_loop())
+            self.registry.use_loop(self._loop)
             self._set_loop = True
         self._unsubscribe = self.registry.subscribe(self._on_registry_change)
+        self._unsource = self.registry.add_source(self)
         self._uses = self.registry.tool_uses()
         eager = [n for n, s in self._servers.items() if s.spec.initialize_on_startup]
         return await self.refresh(*eager) if eager else {}
@@ -183,6 +193,8 @@ class McpAttachment:
         if self._closed:
             return
         self._closed = True
+        if self._unsource is not None:
+            self._unsource()
         if self._unsubscribe is not None:
             self._unsubscribe()
         for task in list(self._tasks):
@@ -224,14 +236,6 @@ class McpAttachment:
             return self._servers[name]
         except KeyError:
             raise KeyError(f"no attached MCP server {name!r}") from None
-
-    def _expired(self, state: ServerState) -> bool:
-        if state.checked_at is None:
-            return True
-        ttl = state.spec.cache_ttl
-        if state.error is not None:
-            ttl = min(ttl, self._retry_after)
-        return self._clock() - state.checked_at >= ttl
 
     async def _refresh(self, state: ServerState, *, force: bool) -> RegistryChange:
         async with state.list_lock:

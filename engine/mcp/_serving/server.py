@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from ..._entries import RegistryChange
     from ..._model import ToolSpec
     from ..._registry import ToolRegistry
+    from ..._sources import ToolSource
     from ...manifest._events import ReloadEvent
 
 __all__ = [
@@ -79,8 +80,9 @@ class RegistryServer:
         """Seconds a client has to answer an approval request (elicitation)."""
         self.stateless = False
         """Serving stateless HTTP: no client can be asked anything (set by :meth:`http_app`)."""
-        self.attachment: Any = None
-        """The attached ``via: client`` servers (an McpAttachment) while serving, if any."""
+        self.attachment: ToolSource | None = None
+        """The attached ``via: client`` servers while serving, if any (for callers to inspect:
+        the registry holds them as a source and refreshes them itself before listing)."""
         self.events = InMemorySubscriptionBus()
         """Change events for 2026-07-28 clients, which listen (``subscriptions/listen``)
         instead of receiving ``list_changed`` notifications on a session."""
@@ -141,9 +143,8 @@ class RegistryServer:
     async def _list_tools(
         self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
-        if self.attachment is not None:  # lazy servers and expired tool lists: list them now
-            await self.attachment.ensure_fresh()
-        return types.ListToolsResult(tools=[self.tool(spec) for spec in self.registry.tools()])
+        listed = await self.registry.atools()  # lazy servers and expired lists refresh first
+        return types.ListToolsResult(tools=[self.tool(spec) for spec in listed])
 
     async def _call_tool(
         self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
@@ -151,6 +152,8 @@ class RegistryServer:
         registry = self.registry
         context = {"mcp_session_id": _session_id(ctx), "mcp_request_id": ctx.request_id}
         spec = registry.get_tool(params.name)
+        if spec is None and await registry.arefresh_sources(params.name):
+            spec = registry.get_tool(params.name)  # a lazy server's tool, listed just now
         # Only a tool with side effects asks the approver, which may ask this client:
         # mark the call for it then (an unknown tool is answered without asking anyone).
         token = None

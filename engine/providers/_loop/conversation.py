@@ -12,7 +12,8 @@ loop sends and what ``tooldeck export`` prints cannot differ, warnings
 included, but for one thing: a hosted MCP server's credentials go to the
 provider as they are (it must reach the server), where ``export`` masks
 them. Tools from attached MCP servers are ordinary registry tools and go
-along; hosted entries go to Responses, and the exporter leaves them out of
+along, a lazy server's too (the registry refreshes its stale sources
+before it lists); hosted entries go to Responses, and the exporter leaves them out of
 Chat Completions with a warning naming each.
 """
 
@@ -161,7 +162,13 @@ async def arun(
     on_warning: Callable[[ExportWarning], None] | None = None,
     **request_options: Any,
 ) -> LoopResult:
-    """The async twin of :func:`run`, for ``openai.AsyncOpenAI``; tools run with ``acall_many``."""
+    """The async twin of :func:`run`, for ``openai.AsyncOpenAI``; tools run with ``acall_many``.
+
+    The registry's stale sources (lazy or expired MCP servers) are awaited
+    first: the listing that builds the toolbox is sync, and on this loop it
+    would not wait for them.
+    """
+    await registry.arefresh_sources()
     steps, runner = _start(
         client,
         model=model,
