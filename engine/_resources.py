@@ -21,10 +21,6 @@ _SCHEMAS = "tooldeck.schemas"
 _SCHEMA_FILE = "manifest.schema.json"
 
 
-def _folder(package: str) -> Traversable:
-    return files(package)
-
-
 def bundled_manifests() -> Path:
     """The folder of manifests shipped with tooldeck, as a path the loader can walk.
 
@@ -32,17 +28,17 @@ def bundled_manifests() -> Path:
     install points at the repository), which is what manifest discovery and
     hot reload need; a zipped install has no such folder and says so.
     """
-    return _on_disk(_folder(_BUNDLED), "the bundled manifests")
+    return _on_disk(files(_BUNDLED), "the bundled manifests")
 
 
 def installed_schema() -> Path:
     """The meta-schema file shipped inside the installed package (``tooldeck schema --path``)."""
-    return _on_disk(_folder(_SCHEMAS) / _SCHEMA_FILE, "the manifest meta-schema")
+    return _on_disk(files(_SCHEMAS) / _SCHEMA_FILE, "the manifest meta-schema")
 
 
 def schema_bytes() -> bytes:
     """The meta-schema's bytes, read from the package whatever form it is installed in."""
-    return (_folder(_SCHEMAS) / _SCHEMA_FILE).read_bytes()
+    return (files(_SCHEMAS) / _SCHEMA_FILE).read_bytes()
 
 
 def _on_disk(resource: Traversable, what: str) -> Path:
