@@ -45,6 +45,7 @@ if TYPE_CHECKING:  # the same names, eagerly, for type checkers and editors
         ToolDeckError,
         ToolFailed,
     )
+    from ._identity import AuthIdentity
     from ._lastreload import ReloadEvent, ReloadStatus
     from ._model import (
         McpServerSpec,
@@ -73,6 +74,7 @@ __all__ = [
     "AfterHook",
     "ApprovalCallback",
     "ApprovalRequest",
+    "AuthIdentity",
     "BeforeHook",
     "CallEvent",
     "CallFailure",
@@ -162,6 +164,7 @@ _EXPORTS: dict[str, str] = {
     "ToolCall": "._calltypes",
     "ToolCallError": "._errors",
     "ToolContext": "._calltypes",
+    "AuthIdentity": "._identity",
     "ToolDeckError": "._errors",
     "ToolFailed": "._errors",
     "ToolRegistry": "._registry",

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ._errors import ErrorKind
+from ._identity import AuthIdentity
 
 __all__ = ["CallFailure", "ToolCall", "ToolContext", "ToolResult"]
 
@@ -30,6 +31,9 @@ class ToolContext:
     config: Mapping[str, Any]
     extra: Mapping[str, Any] = field(default_factory=dict)
     """The ``context=`` mapping the caller passed to ``call``."""
+    auth: AuthIdentity | None = None
+    """The verified caller (``auth=`` of ``call``, or ``tooldeck serve --auth``'s token);
+    ``None`` when nobody was authenticated (stdio, ``--auth none``). Never from the model."""
 
 
 @dataclass(slots=True)

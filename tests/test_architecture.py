@@ -33,6 +33,7 @@ FOLDERS = (
     "tooldeck.manifest._meta",
     "tooldeck.manifest._static",
     "tooldeck.mcp._attaching",
+    "tooldeck.mcp._http",
     "tooldeck.mcp._serving",
     "tooldeck.providers._loop",
 )

@@ -132,6 +132,9 @@ class ToolSpec:
     inline: bool = False
     """Under ``acall``, run a sync handler on the event loop instead of a worker thread."""
     bundle: str | None = None
+    scopes: tuple[str, ...] = ()
+    """OAuth scopes a caller's token must carry to see and call the tool (``auth: {scopes:}``
+    on the tool or its bundle); see :mod:`tooldeck._identity` for callers with no identity."""
     origin: SourceLocation | None = None
     """Where the tool was declared, for manifests."""
     hints: Mapping[str, bool] = field(default_factory=dict, hash=False)

@@ -26,6 +26,7 @@ if typing.TYPE_CHECKING:
         attach_servers,
         group_name,
     )
+    from ._http import AuthOptions, HttpOptions, ServeOptionsError, serve_http
     from ._serving import (
         READ_ONLY_TAGS,
         RegistryServer,
@@ -33,17 +34,19 @@ if typing.TYPE_CHECKING:
         build_server,
         call_result,
         elicit_approval,
-        serve_http,
         serve_stdio,
     )
 
 __all__ = [
     "READ_ONLY_TAGS",
+    "AuthOptions",
     "BackgroundAttachment",
+    "HttpOptions",
     "McpAttachment",
     "NameHolder",
     "RegistryServer",
     "Reload",
+    "ServeOptionsError",
     "ServerHealth",
     "Shadowed",
     "attach_in_background",
@@ -71,7 +74,10 @@ _EXPORTS: dict[str, str] = {
     "call_result": "._serving",
     "elicit_approval": "._serving",
     "group_name": "._attaching",
-    "serve_http": "._serving",
+    "serve_http": "._http",
+    "AuthOptions": "._http",
+    "HttpOptions": "._http",
+    "ServeOptionsError": "._http",
     "serve_stdio": "._serving",
 }
 

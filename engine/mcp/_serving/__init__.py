@@ -1,4 +1,4 @@
-"""The registry as an MCP server: ``serve_stdio``, ``serve_http``.
+"""The registry as an MCP server, and ``serve_stdio`` (HTTP is :mod:`tooldeck.mcp._http`).
 
 ``server``: tools and prompts on the ``mcp`` package's low-level server; ``output``: output
 schemas and structured results; ``approval``: side effects approved by the calling client;
@@ -10,37 +10,42 @@ import typing
 from ..._lazy import lazy_getattr as _lazy_getattr
 
 if typing.TYPE_CHECKING:
-    from .approval import elicit_approval
+    from .approval import DEFAULT_APPROVAL_TIMEOUT, elicit_approval
     from .server import (
         READ_ONLY_TAGS,
         RegistryServer,
         Reload,
         build_server,
         call_result,
-        serve_http,
         serve_stdio,
+        with_attached,
+        with_reload,
     )
 
 __all__ = [
+    "DEFAULT_APPROVAL_TIMEOUT",
     "READ_ONLY_TAGS",
     "RegistryServer",
     "Reload",
     "build_server",
     "call_result",
     "elicit_approval",
-    "serve_http",
     "serve_stdio",
+    "with_attached",
+    "with_reload",
 ]
 
 _EXPORTS: dict[str, str] = {
+    "DEFAULT_APPROVAL_TIMEOUT": ".approval",
     "READ_ONLY_TAGS": ".server",
     "RegistryServer": ".server",
     "Reload": ".server",
     "build_server": ".server",
     "call_result": ".server",
     "elicit_approval": ".approval",
-    "serve_http": ".server",
     "serve_stdio": ".server",
+    "with_attached": ".server",
+    "with_reload": ".server",
 }
 
 __getattr__ = _lazy_getattr(__name__, _EXPORTS)

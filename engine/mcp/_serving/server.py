@@ -35,8 +35,6 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
     from pathlib import Path
 
-    from starlette.applications import Starlette
-
     from ..._entries import RegistryChange
     from ..._model import ToolSpec
     from ..._registry import ToolRegistry
@@ -49,8 +47,9 @@ __all__ = [
     "Reload",
     "build_server",
     "call_result",
-    "serve_http",
     "serve_stdio",
+    "with_attached",
+    "with_reload",
 ]
 
 logger = logging.getLogger(__name__)
@@ -79,7 +78,7 @@ class RegistryServer:
         self.approval_timeout = approval_timeout
         """Seconds a client has to answer an approval request (elicitation)."""
         self.stateless = False
-        """Serving stateless HTTP: no client can be asked anything (set by :meth:`http_app`)."""
+        """Serving stateless HTTP: no client can be asked anything (set by the HTTP app)."""
         self.attachment: ToolSource | None = None
         """The attached ``via: client`` servers while serving, if any (for callers to inspect:
         the registry holds them as a source and refreshes them itself before listing)."""
@@ -267,19 +266,6 @@ class RegistryServer:
         """A registry subscriber (async: runs on the serving loop)."""
         await self.announce(change)
 
-    # -------------------------------------------------------------- transports
-    def http_app(self, *, host: str = "127.0.0.1", stateless: bool = False) -> Starlette:
-        """The Starlette app serving Streamable HTTP at ``/mcp``.
-
-        ``stateless``: every request stands alone, so nothing can be asked of the
-        client; side effects needing approval are denied
-        (:data:`tooldeck.mcp._serving.approval.STATELESS`).
-        """
-        self.stateless = stateless
-        return self.server.streamable_http_app(
-            streamable_http_path="/mcp", stateless_http=stateless, host=host
-        )
-
 
 def _no_default(default: Any) -> bool:
     from ..._params import MISSING
@@ -329,7 +315,7 @@ class Reload:
         self.allow_handlers = list(allow_handlers)
 
 
-async def _with_reload(served: RegistryServer, reload: Reload | None, body: Any) -> None:
+async def with_reload(served: RegistryServer, reload: Reload | None, body: Any) -> None:
     """Run ``body()`` beside the manifest watcher (when reloading), after the first load."""
     import asyncio
     import contextlib
@@ -407,48 +393,10 @@ async def serve_stdio(
         async def body() -> None:
             await served.server.run(read_stream, write_stream, served.initialization_options())
 
-        await _with_reload(served, reload, _attached(served, body, attach, connect_timeout))
+        await with_reload(served, reload, with_attached(served, body, attach, connect_timeout))
 
 
-async def serve_http(
-    registry: ToolRegistry,
-    *,
-    host: str = "127.0.0.1",
-    port: int = 8000,
-    stateless: bool = False,
-    reload: Reload | None = None,
-    name: str = "tooldeck",
-    approval_timeout: float = DEFAULT_APPROVAL_TIMEOUT,
-    attach: bool = True,
-    connect_timeout: float = 30.0,
-) -> None:
-    """Serve Streamable HTTP at ``http://host:port/mcp`` with uvicorn until interrupted.
-
-    ``attach`` and ``connect_timeout``: as for :func:`serve_stdio`.
-    """
-    import uvicorn
-
-    served = build_server(
-        registry,
-        name=name,
-        list_changed=reload is not None and not stateless,
-        approval_timeout=approval_timeout,
-    )
-    app = served.http_app(host=host, stateless=stateless)
-    # No colours: uvicorn's would be ESC sequences in the log, which the CLI shows escaped
-    # (its log lines quote request paths, text from clients, so they pass the escaping).
-    config = uvicorn.Config(
-        app, host=host, port=port, log_level="warning", lifespan="on", use_colors=False
-    )
-    server = uvicorn.Server(config)
-
-    async def body() -> None:
-        await server.serve()
-
-    await _with_reload(served, reload, _attached(served, body, attach, connect_timeout))
-
-
-def _attached(served: RegistryServer, body: Any, attach: bool, connect_timeout: float) -> Any:
+def with_attached(served: RegistryServer, body: Any, attach: bool, connect_timeout: float) -> Any:
     """``body`` with the registry's ``via: client`` servers attached around it.
 
     The attachment follows the registry: servers a reload declares later are

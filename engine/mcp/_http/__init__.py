@@ -1,0 +1,49 @@
+"""The registry served over Streamable HTTP, as a platform team would put it before users.
+
+``options``: what a server is run with, and the combinations refused; ``app``: the
+Starlette application (one session manager per toolset, Host and Origin checks);
+``run``: :func:`serve_http`, uvicorn around the app.
+"""
+
+import typing
+
+from ..._lazy import lazy_getattr as _lazy_getattr
+
+if typing.TYPE_CHECKING:
+    from .app import DEFAULT_TOOLSET, build_app, mcp_path, transport_security
+    from .options import (
+        AuthOptions,
+        HttpOptions,
+        ServeOptionsError,
+        check_options,
+        is_loopback,
+    )
+    from .run import serve_http
+
+__all__ = [
+    "DEFAULT_TOOLSET",
+    "AuthOptions",
+    "HttpOptions",
+    "ServeOptionsError",
+    "build_app",
+    "check_options",
+    "is_loopback",
+    "mcp_path",
+    "serve_http",
+    "transport_security",
+]
+
+_EXPORTS: dict[str, str] = {
+    "DEFAULT_TOOLSET": ".app",
+    "AuthOptions": ".options",
+    "HttpOptions": ".options",
+    "ServeOptionsError": ".options",
+    "build_app": ".app",
+    "check_options": ".options",
+    "is_loopback": ".options",
+    "mcp_path": ".app",
+    "serve_http": ".run",
+    "transport_security": ".app",
+}
+
+__getattr__ = _lazy_getattr(__name__, _EXPORTS)
