@@ -11,6 +11,7 @@ from ..._lazy import lazy_getattr as _lazy_getattr
 
 if typing.TYPE_CHECKING:
     from .approval import DEFAULT_APPROVAL_TIMEOUT, elicit_approval
+    from .caller import caller_identity, identity_from_token
     from .server import (
         READ_ONLY_TAGS,
         RegistryServer,
@@ -29,7 +30,9 @@ __all__ = [
     "Reload",
     "build_server",
     "call_result",
+    "caller_identity",
     "elicit_approval",
+    "identity_from_token",
     "serve_stdio",
     "with_attached",
     "with_reload",
@@ -42,6 +45,8 @@ _EXPORTS: dict[str, str] = {
     "Reload": ".server",
     "build_server": ".server",
     "call_result": ".server",
+    "caller_identity": ".caller",
+    "identity_from_token": ".caller",
     "elicit_approval": ".approval",
     "serve_stdio": ".server",
     "with_attached": ".server",
