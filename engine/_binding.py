@@ -24,6 +24,7 @@ from ._model import ToolSpec
 from ._validation import Checker, describe_errors
 
 if TYPE_CHECKING:
+    from ._identity import AuthIdentity
     from ._portal import LoopPortal
     from ._results import ResultShaper
     from ._validation import NullPlan
@@ -214,6 +215,7 @@ class PreparedTool:
         env: CallEnv,
         call_id: str,
         extra: Mapping[str, Any] | None,
+        auth: AuthIdentity | None = None,
     ) -> dict[str, Any]:
         """Complete arguments -> handler kwargs (conversion, injection); mutates ``arguments``."""
         try:
@@ -240,6 +242,7 @@ class PreparedTool:
                     project_dir=env.project_dir,
                     config=env.config,
                     extra=extra or {},
+                    auth=auth,
                 )
             elif kind == "config":
                 target[name] = env.config

@@ -48,11 +48,14 @@ ErrorKind: TypeAlias = Literal[
     "timeout",
     "denied",
     "too_many_calls",
+    "not_permitted",
 ]
 """What went wrong in a call, in the words a result and :class:`ToolCallError` carry.
 
-``too_many_calls`` is the model loop's answer to a call past its per-turn cap
-(``max_tool_calls_per_turn``): that call was not run. A handler that fails on
+``not_permitted``: the caller's verified identity lacks a scope the tool declares
+(``auth: {scopes: [...]}``); the call was not run. ``too_many_calls`` is the model
+loop's answer to a call past its per-turn cap (``max_tool_calls_per_turn``): that
+call was not run. A handler that fails on
 purpose (:class:`ToolFailed`) may name a kind of its own (``"not_found"``,
 ``"rate_limited"``); results then carry that string.
 """

@@ -20,15 +20,17 @@ from typing import TYPE_CHECKING, Any, Literal, cast
 
 from .._calltypes import ToolCall, ToolResult
 from .._errors import ToolCallError
+from .._identity import missing_scopes
 from .._log import get_logger
 from .._portal import run_on
 from .drivers import arun_call, run_call, run_plain
-from .results import new_call_id, unavailable_use, unknown_tool
+from .results import new_call_id, not_permitted, unavailable_use, unknown_tool
 from .tracing import tracing_active
 
 if TYPE_CHECKING:
     from .._binding import CallEnv, PreparedTool
     from .._entries import Snapshot
+    from .._identity import AuthIdentity
     from .._model import McpToolUse
     from .._secrets import Secrets
     from .._sources import Sources
@@ -65,6 +67,7 @@ class CallDispatch:
         context: Mapping[str, Any] | None = None,
         call_id: str | None = None,
         raise_errors: bool | None = None,
+        auth: AuthIdentity | None = None,
     ) -> ToolResult:
         """Call a tool with arguments (a JSON string, a mapping or None).
 
@@ -75,18 +78,27 @@ class CallDispatch:
         called at once. Never raises for a tool failure: the result says what went wrong in
         words for the model, unless ``raise_errors`` (or the registry
         setting) asks for a :class:`ToolCallError`.
+
+        ``auth``: the verified caller (:class:`~tooldeck.AuthIdentity`), never the
+        model: handlers see it as ``ToolContext.auth``, ``from_auth:`` parameters
+        are filled from it, and a tool whose scopes it lacks answers ``not_permitted``
+        (and is left out of the names an unknown-tool error offers).
         """
         call_id = call_id or new_call_id()
         entry = self._snapshot.tools.get(name) or self._resolve(name)
         if entry is None and self._sources and self._sources.refresh(name):
             entry = self._resolve(name)  # a stale source may have published it
         if entry is None:
-            return self._hand_back(self._missing(name, call_id), raise_errors)
+            return self._hand_back(self._missing(name, call_id, auth), raise_errors)
+        if auth is not None and entry.spec.scopes:
+            lacking = missing_scopes(entry.spec.scopes, auth)
+            if lacking:
+                return self._hand_back(not_permitted(entry.name, lacking, call_id), raise_errors)
         if self._plain(entry):
-            result = run_plain(entry, arguments, self._env, call_id, context, self._lenient)
+            result = run_plain(entry, arguments, self._env, call_id, context, self._lenient, auth)
         else:
             result = run_call(
-                entry, arguments, self._env, self._policy, call_id, context, self._lenient
+                entry, arguments, self._env, self._policy, call_id, context, self._lenient, auth
             )
         if result.ok and not self.secrets:
             return result  # the common case, without a call to _hand_back
@@ -100,6 +112,7 @@ class CallDispatch:
         context: Mapping[str, Any] | None = None,
         call_id: str | None = None,
         raise_errors: bool | None = None,
+        auth: AuthIdentity | None = None,
     ) -> ToolResult:
         """The async twin of :meth:`call`; async handlers run on the registry's loop."""
         call_id = call_id or new_call_id()
@@ -107,13 +120,17 @@ class CallDispatch:
         if entry is None and self._sources and await self._sources.arefresh(name):
             entry = self._resolve(name)  # a stale source may have published it
         if entry is None:
-            return self._hand_back(self._missing(name, call_id), raise_errors)
+            return self._hand_back(self._missing(name, call_id, auth), raise_errors)
+        if auth is not None and entry.spec.scopes:
+            lacking = missing_scopes(entry.spec.scopes, auth)
+            if lacking:
+                return self._hand_back(not_permitted(entry.name, lacking, call_id), raise_errors)
         if entry.spec.inline and not entry.is_async and self._plain(entry):
             # runs right here, on the loop, with nothing to await: the sync shortcut
-            result = run_plain(entry, arguments, self._env, call_id, context, self._lenient)
+            result = run_plain(entry, arguments, self._env, call_id, context, self._lenient, auth)
         else:
             result = await arun_call(
-                entry, arguments, self._env, self._policy, call_id, context, self._lenient
+                entry, arguments, self._env, self._policy, call_id, context, self._lenient, auth
             )
         if result.ok and not self.secrets:
             return result  # the common case, without a call to _hand_back
@@ -126,6 +143,7 @@ class CallDispatch:
         strategy: Strategy = "sequential",
         limit: int | None = None,
         context: Mapping[str, Any] | None = None,
+        auth: AuthIdentity | None = None,
     ) -> list[ToolResult]:
         """Run a model's batch of tool calls; results come back in the calls' order.
 
@@ -135,11 +153,14 @@ class CallDispatch:
         batch = _batch(calls, strategy, limit)
         if strategy == "sequential":
             return [
-                self.call(c.name, c.arguments, call_id=c.call_id, context=context) for c in batch
+                self.call(c.name, c.arguments, call_id=c.call_id, context=context, auth=auth)
+                for c in batch
             ]
         return run_on(  # type: ignore[no-any-return]
             self._env.portal,
-            lambda: self.acall_many(batch, strategy="parallel", limit=limit, context=context),
+            lambda: self.acall_many(
+                batch, strategy="parallel", limit=limit, context=context, auth=auth
+            ),
         )
 
     async def acall_many(
@@ -149,6 +170,7 @@ class CallDispatch:
         strategy: Strategy = "parallel",
         limit: int | None = None,
         context: Mapping[str, Any] | None = None,
+        auth: AuthIdentity | None = None,
     ) -> list[ToolResult]:
         """The async twin of :meth:`call_many` (parallel by default)."""
         import asyncio
@@ -156,7 +178,7 @@ class CallDispatch:
         batch = _batch(calls, strategy, limit)
         if strategy == "sequential":
             return [
-                await self.acall(c.name, c.arguments, call_id=c.call_id, context=context)
+                await self.acall(c.name, c.arguments, call_id=c.call_id, context=context, auth=auth)
                 for c in batch
             ]
         gate = asyncio.Semaphore(limit or len(batch) or 1)
@@ -165,7 +187,7 @@ class CallDispatch:
 
             async with gate:
                 return await self.acall(
-                    call.name, call.arguments, call_id=call.call_id, context=context
+                    call.name, call.arguments, call_id=call.call_id, context=context, auth=auth
                 )
 
         return list(await asyncio.gather(*(one(c) for c in batch)))
@@ -181,12 +203,20 @@ class CallDispatch:
         """
         return entry.plain and self._fast and not tracing_active()
 
-    def _missing(self, name: str, call_id: str) -> ToolResult:
-        """The failed result for a name no tool has: a ``use:`` entry's waits for its server."""
+    def _missing(self, name: str, call_id: str, auth: AuthIdentity | None) -> ToolResult:
+        """The failed result for a name no tool has: a ``use:`` entry's waits for its server.
+
+        The names offered instead are those ``auth`` may use: an error never tells a
+        caller which tools it is not allowed to see.
+        """
         use = self._snapshot.table("tool_use").get(name)
         if use is not None:
             return unavailable_use(cast("McpToolUse", use.value), call_id)
-        return unknown_tool(name, self._snapshot.tools, call_id)
+        tools = self._snapshot.tools
+        if auth is None:
+            return unknown_tool(name, tools, call_id)
+        visible = [n for n, e in tools.items() if not missing_scopes(e.spec.scopes, auth)]
+        return unknown_tool(name, visible, call_id)
 
     def _resolve(self, name: str) -> PreparedTool | None:
         """The tool called ``name``, or whose provider-safe name is ``name``."""

@@ -28,7 +28,7 @@ import inspect
 import time
 from collections.abc import Awaitable, Generator, Mapping
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .._binding import CallEnv, PreparedTool
 from .._calltypes import ToolResult
@@ -36,6 +36,9 @@ from .._portal import LoopPortal, arun_on, run_on
 from .pipeline import Attempt, Callback, Effect, TimedOut, pipeline
 from .policies import Policy, WorkerPool
 from .steps import Refused, accept, bind, failed, shape
+
+if TYPE_CHECKING:
+    from .._identity import AuthIdentity
 
 __all__ = ["arun_call", "run_call", "run_plain"]
 
@@ -48,10 +51,12 @@ def run_plain(  # noqa: PLR0917
     call_id: str,
     extra: Mapping[str, Any] | None,
     lenient: bool,
+    auth: AuthIdentity | None = None,
 ) -> ToolResult:
     """accept -> bind -> run -> shape, for a call the pipeline would give one plain attempt."""
     try:
-        kwargs = bind(prepared, accept(prepared, arguments, call_id, lenient), env, call_id, extra)
+        args = accept(prepared, arguments, call_id, lenient)
+        kwargs = bind(prepared, args, env, call_id, extra, auth)
     except Refused as refused:
         return refused.result
     handler = prepared.spec.handler
@@ -74,10 +79,11 @@ def run_call(  # noqa: PLR0917
     call_id: str,
     extra: Mapping[str, Any] | None,
     lenient: bool,
+    auth: AuthIdentity | None = None,
 ) -> ToolResult:
     """The pipeline, driven from sync code; async hooks and handlers run on the portal."""
     started = time.perf_counter()
-    steps = pipeline(prepared, arguments, env, policy, call_id, extra, lenient)
+    steps = pipeline(prepared, arguments, env, policy, call_id, extra, lenient, auth)
     span = policy.open_span(prepared, call_id, arguments)
     if span is None:
         return _drive(steps, prepared, policy, env.portal)
@@ -168,10 +174,11 @@ async def arun_call(  # noqa: PLR0917
     call_id: str,
     extra: Mapping[str, Any] | None,
     lenient: bool,
+    auth: AuthIdentity | None = None,
 ) -> ToolResult:
     """The pipeline, driven on the event loop; sync handlers go to a worker thread unless inline."""
     started = time.perf_counter()
-    steps = pipeline(prepared, arguments, env, policy, call_id, extra, lenient)
+    steps = pipeline(prepared, arguments, env, policy, call_id, extra, lenient, auth)
     span = policy.open_span(prepared, call_id, arguments)
     if span is None:
         return await _adrive(steps, prepared, policy, env.portal)

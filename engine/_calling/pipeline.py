@@ -26,7 +26,7 @@ import re
 from collections.abc import Callable, Generator, Mapping
 from dataclasses import dataclass
 from functools import partial
-from typing import Any, TypeAlias
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from .._binding import CallEnv, PreparedTool
 from .._calltypes import ToolResult
@@ -41,6 +41,9 @@ from .policies import (
 )
 from .results import error_result
 from .steps import Refused, accept, bind, failed, shape
+
+if TYPE_CHECKING:
+    from .._identity import AuthIdentity
 
 __all__ = ["Attempt", "Callback", "Effect", "Sleep", "TimedOut", "pipeline"]
 
@@ -162,15 +165,16 @@ def pipeline(  # noqa: PLR0917
     call_id: str,
     extra: Mapping[str, Any] | None,
     lenient: bool,
+    auth: AuthIdentity | None = None,
 ) -> Generator[Effect, Any, ToolResult]:
     """accept -> body -> after hooks; the result every caller gets."""
     try:
         args = accept(prepared, arguments, call_id, lenient)
     except Refused as refused:
-        event = CallEvent(prepared.spec, {}, call_id, extra or {})
+        event = CallEvent(prepared.spec, {}, call_id, extra or {}, auth)
         result = refused.result
     else:
-        event = CallEvent(prepared.spec, dict(args), call_id, extra or {})
+        event = CallEvent(prepared.spec, dict(args), call_id, extra or {}, auth)
         result = yield from _body(prepared, args, event, env, policy, extra)
     for hook in policy.after:
         try:
@@ -200,7 +204,7 @@ def _body(  # noqa: PLR0917
     if prepared.spec.side_effects and not policy.allow_side_effects:
         if policy.approve is None:
             return _no_approver(prepared, call_id)
-        request = ApprovalRequest(prepared.spec, dict(args), call_id)
+        request = ApprovalRequest(prepared.spec, dict(args), call_id, event.auth)
         try:
             answer = yield Callback(partial(policy.approve, request))
         except Exception as exc:
@@ -209,7 +213,7 @@ def _body(  # noqa: PLR0917
         if not decision.approved:
             return _denied_by(prepared, call_id, decision)
     try:
-        kwargs = bind(prepared, args, env, call_id, extra)
+        kwargs = bind(prepared, args, env, call_id, extra, event.auth)
     except Refused as refused:
         return refused.result
     timeout = _timeout_of(prepared, policy)

@@ -18,6 +18,7 @@ from .workers import PoolSaturated, WorkerPool
 if TYPE_CHECKING:
     from .._binding import PreparedTool
     from .._calltypes import ToolResult
+    from .._identity import AuthIdentity
     from .._model import ToolSpec
     from .._secrets import Secrets
 
@@ -80,6 +81,8 @@ class ApprovalRequest:
     tool: ToolSpec
     arguments: Mapping[str, Any]
     call_id: str
+    auth: AuthIdentity | None = None
+    """Who asked for the call (``auth=`` of the call, or the served request's token)."""
 
 
 ApprovalCallback: TypeAlias = Callable[
@@ -96,6 +99,8 @@ class CallEvent:
     """Validated, with defaults applied (what the handler will receive, before conversion)."""
     call_id: str
     context: Mapping[str, Any] = field(default_factory=dict)
+    auth: AuthIdentity | None = None
+    """The verified caller, when the call was made for one (never from the model)."""
 
 
 BeforeHook: TypeAlias = Callable[[CallEvent], "ToolResult | Awaitable[ToolResult | None] | None"]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import difflib
 import itertools
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from .._calltypes import CallFailure, ToolResult
@@ -27,6 +27,7 @@ __all__ = [
     "error_result",
     "invalid_arguments",
     "new_call_id",
+    "not_permitted",
     "unavailable_use",
     "unknown_tool",
 ]
@@ -54,6 +55,18 @@ def error_result(
         CallFailure(kind, message, exception),
         tool_name,
         call_id,
+    )
+
+
+def not_permitted(name: str, lacking: Sequence[str], call_id: str) -> ToolResult:
+    """A call of a tool whose scopes the caller's token lacks: the call was not run."""
+    scopes = ", ".join(lacking)
+    return error_result(
+        "not_permitted",
+        f"the tool {name!r} needs the scope(s) {scopes}, which this caller's token does not "
+        "carry; the call was not run",
+        tool_name=name,
+        call_id=call_id,
     )
 
 

@@ -20,7 +20,7 @@ nothing until raised, and a refused call already pays far more to explain why).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .._binding import ArgumentError, CallEnv, MissingInjection, PreparedTool
 from .._calltypes import ToolResult
@@ -28,6 +28,9 @@ from .._errors import ToolFailed
 from .._results import UnserializableResult, to_text
 from .._validation import MAX_INT_DIGITS, decode_short_json, lone_surrogate, parse_arguments
 from .results import error_result, invalid_arguments
+
+if TYPE_CHECKING:
+    from .._identity import AuthIdentity
 
 __all__ = ["Refused", "accept", "bind", "failed", "shape"]
 
@@ -80,16 +83,17 @@ def accept(prepared: PreparedTool, arguments: Any, call_id: str, lenient: bool) 
         raise Refused(invalid_arguments(prepared, exc.problems, call_id)) from None
 
 
-def bind(
+def bind(  # noqa: PLR0917
     prepared: PreparedTool,
     args: dict[str, Any],
     env: CallEnv,
     call_id: str,
     extra: Mapping[str, Any] | None,
+    auth: AuthIdentity | None = None,
 ) -> dict[str, Any]:
     """Convert and inject: the handler's keyword arguments (:class:`Refused` on failure)."""
     try:
-        return prepared.bind(args, env, call_id, extra)
+        return prepared.bind(args, env, call_id, extra, auth)
     except ArgumentError as exc:
         raise Refused(invalid_arguments(prepared, exc.problems, call_id)) from None
     except MissingInjection as exc:
