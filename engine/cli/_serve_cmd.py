@@ -6,6 +6,12 @@ asks the client that called it, by elicitation, and runs only when the user
 approves; clients without elicitation (and every client of a ``--stateless``
 server) are denied, with a message saying why, unless ``--allow-side-effects``
 runs them without asking (:mod:`tooldeck.mcp._serving.approval`).
+
+What is served: every tool and prompt, or the ``--bundle/--tag/--tool``
+selection (as ``export`` and ``chat`` select), or one named ``--toolset``; over
+HTTP, each toolset of ``[tool.tooldeck.toolsets]`` is also served at
+``/mcp/<name>``. Every flag can be set in ``[tool.tooldeck.serve]``
+(:mod:`tooldeck.cli._serve_settings`); a flag on the command line wins.
 """
 
 from __future__ import annotations
@@ -16,19 +22,23 @@ from ._common import (
     EXIT_OK,
     EXIT_USAGE,
     Resolved,
+    UsageError,
     add_allow_errors,
     add_common,
     load,
     refuse_broken,
 )
+from ._serve_settings import toolsets_of
 
 TYPE_CHECKING = False  # `typing` costs ~3 ms to import; mypy treats this name as True
 if TYPE_CHECKING:
     import argparse
+    from collections.abc import Mapping
 
     from .._calling import ApprovalCallback, ApprovalRequest
     from .._registry import ToolRegistry
-    from ..mcp import Reload
+    from ..mcp import HttpOptions, Reload
+    from ..providers import Toolset
 
 
 __all__ = ["add_arguments", "run", "stdout_is_protocol"]
@@ -76,11 +86,81 @@ def add_arguments(serve: argparse.ArgumentParser) -> None:
             "no approval requests either, so side effects need --allow-side-effects)"
         ),
     )
+    for flag, dest, what in (
+        ("--bundle", "bundles", "the tools and prompts of this bundle"),
+        ("--tag", "tags", "the tools and prompts with this tag"),
+        ("--tool", "names", "this tool or prompt"),
+    ):
+        serve.add_argument(
+            flag,
+            dest=dest,
+            action="append",
+            metavar=flag[2:].upper(),
+            help=f"serve {what}; repeatable, and all selectors add up (a union)",
+        )
+    serve.add_argument(
+        "--toolset",
+        metavar="NAME",
+        help="serve this toolset of [tool.tooldeck.toolsets] (at /mcp over HTTP)",
+    )
+    _settable(serve)
+
+
+def _settable(serve: argparse.ArgumentParser) -> None:
+    """The flags ``[tool.tooldeck.serve]`` may set, by settings key."""
+    from ._serve_settings import (
+        as_bool,
+        as_float,
+        as_int,
+        as_list,
+        as_str,
+        defer_to_settings,
+        one_of,
+        register_settings,
+    )
+
+    register_settings(
+        serve,
+        {
+            "transport": ("transport", one_of("stdio", "http")),
+            "host": ("host", as_str),
+            "port": ("port", as_int),
+            "reload": ("reload", as_bool),
+            "allow_side_effects": ("allow_side_effects", as_bool),
+            "approval_timeout": ("approval_timeout", as_float),
+            "stateless": ("stateless", as_bool),
+            "offline": ("offline", as_bool),
+            "connect_timeout": ("connect_timeout", as_float),
+            "bundles": ("bundles", as_list),
+            "tags": ("tags", as_list),
+            "tools": ("names", as_list),
+            "toolset": ("toolset", as_str),
+        },
+    )
+    defer_to_settings(serve)
 
 
 def stdout_is_protocol(args: argparse.Namespace) -> bool:
-    """Over stdio, standard output is the MCP stream: the CLI leaves it as it is."""
+    """Over stdio, standard output is the MCP stream: the CLI leaves it as it is.
+
+    The transport may come from the settings: they are read here, before the
+    command runs. Settings that cannot be read leave stdout alone (the command
+    then reports them on stderr).
+    """
+    try:
+        _apply_settings(args)
+    except Exception:  # reported by run(); only the choice of stream is made here
+        transport = getattr(args, "transport", None)
+        return not isinstance(transport, str) or transport == "stdio"
     return bool(args.transport == "stdio")
+
+
+def _apply_settings(args: argparse.Namespace) -> Resolved:
+    from ._serve_settings import apply_serve_settings
+
+    resolved = Resolved(args, bundled=True)
+    apply_serve_settings(args, resolved.project)
+    return resolved
 
 
 def _allow(request: ApprovalRequest) -> bool:
@@ -96,33 +176,41 @@ def _ask_client() -> ApprovalCallback:
 def run(args: argparse.Namespace) -> int:
     import asyncio
 
+    resolved = _apply_settings(args)
     if args.stateless and args.transport != "http":
         print("tooldeck: --stateless applies to --transport http only", file=sys.stderr)
         return EXIT_USAGE
     if not args.approval_timeout > 0:
         print("tooldeck: --approval-timeout must be a positive number", file=sys.stderr)
         return EXIT_USAGE
-    registry, reload = _registry(args)
-    from ..mcp import serve_http, serve_stdio
+    from ..mcp import ServeOptionsError, serve_http, serve_stdio
+    from ..mcp._http import check_options
 
+    options = _http_options(args) if args.transport == "http" else None
+    named = toolsets_of(resolved.project)
+    toolset = _selected(args, named)
+    if options is not None:
+        try:
+            check_options(options)
+        except ServeOptionsError as exc:
+            raise UsageError(str(exc)) from None
+    registry, reload, first = _registry(args)
+    _check_toolsets(first, toolset, named if options is not None else {})
     try:
         with registry:
-            if args.transport == "http":
-                print(
-                    f"serving MCP at http://{args.host}:{args.port}/mcp (Ctrl-C to stop)",
-                    file=sys.stderr,
-                    flush=True,
-                )
+            if options is not None:
+                for line in _http_banner(options, named):
+                    print(line, file=sys.stderr, flush=True)
                 asyncio.run(
                     serve_http(
                         registry,
-                        host=args.host,
-                        port=args.port,
-                        stateless=args.stateless,
+                        options=options,
                         reload=reload,
                         approval_timeout=args.approval_timeout,
                         attach=not args.offline,
                         connect_timeout=args.connect_timeout,
+                        toolset=toolset,
+                        toolsets=named,
                     )
                 )
             else:
@@ -133,6 +221,7 @@ def run(args: argparse.Namespace) -> int:
                         approval_timeout=args.approval_timeout,
                         attach=not args.offline,
                         connect_timeout=args.connect_timeout,
+                        toolset=toolset,
                     )
                 )
     except KeyboardInterrupt:
@@ -140,18 +229,74 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _registry(args: argparse.Namespace) -> tuple[ToolRegistry, Reload | None]:
-    """The registry to serve: loaded once, or empty for the watcher to fill (``--reload``)."""
+def _http_options(args: argparse.Namespace) -> HttpOptions:
+    """The HTTP server's options from the flags (and settings) of every group."""
+    from ..mcp import HttpOptions
+
+    return HttpOptions(host=args.host, port=args.port, stateless=args.stateless)
+
+
+def _http_banner(options: HttpOptions, named: Mapping[str, Toolset]) -> list[str]:
+    from ..mcp._http import mcp_path
+
+    base = f"http://{options.host}:{options.port}"
+    lines = [f"serving MCP at {base}/mcp (Ctrl-C to stop)"]
+    lines += [f"serving toolset {name!r} at {base}{mcp_path(name)}" for name in named]
+    return lines
+
+
+def _selected(args: argparse.Namespace, named: Mapping[str, Toolset]) -> Toolset | None:
+    """What ``/mcp`` (or stdio) serves: a named toolset, the selectors, or everything."""
+    from .._errors import ExportError
+    from ..providers import Toolset
+
+    selectors = args.bundles or args.tags or args.names
+    if args.toolset is not None:
+        if selectors:
+            raise UsageError("--toolset and --bundle/--tag/--tool cannot be combined")
+        if args.toolset not in named:
+            known = ", ".join(sorted(named)) or "none (add [tool.tooldeck.toolsets.NAME])"
+            raise UsageError(f"unknown toolset {args.toolset!r}; the toolsets here are: {known}")
+        return named[args.toolset]
+    if not selectors:
+        return None
+    try:
+        return Toolset.of(bundles=args.bundles, tags=args.tags, names=args.names)
+    except ExportError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def _check_toolsets(
+    registry: ToolRegistry, toolset: Toolset | None, named: Mapping[str, Toolset]
+) -> None:
+    """A selector that matches nothing is a mistake: refuse to start, as ``export`` does."""
+    from .._errors import ExportError
+
+    for label, selected in (("", toolset), *((f"toolset {k!r}: ", v) for k, v in named.items())):
+        if selected is None:
+            continue
+        try:
+            selected.check(registry)
+        except ExportError as exc:
+            raise UsageError(f"serve: {label}{exc}") from None
+
+
+def _registry(args: argparse.Namespace) -> tuple[ToolRegistry, Reload | None, ToolRegistry]:
+    """The registry to serve: loaded once, or empty for the watcher to fill (``--reload``).
+
+    The third item is the first load, which the toolsets are checked against.
+    """
     allow = bool(args.allow_side_effects)
     if not args.reload:
         loaded = load(args, approve=_allow if allow else _ask_client())
         refuse_broken(loaded, args)
-        return loaded.registry, None
+        return loaded.registry, None, loaded.registry
     from .._config import load_config
     from .._registry import ToolRegistry
     from ..mcp import Reload
 
-    refuse_broken(load(args), args)  # the first state is judged as without --reload
+    first = load(args)
+    refuse_broken(first, args)  # the first state is judged as without --reload
     resolved = Resolved(args, bundled=True)
     config = load_config(resolved.config)
     registry = ToolRegistry(
@@ -160,6 +305,8 @@ def _registry(args: argparse.Namespace) -> tuple[ToolRegistry, Reload | None]:
         approve=None if allow else _ask_client(),
         allow_side_effects=allow,
     )
-    return registry, Reload(
-        resolved.manifests, config=config, allow_handlers=resolved.allow_handlers
+    return (
+        registry,
+        Reload(resolved.manifests, config=config, allow_handlers=resolved.allow_handlers),
+        first.registry,
     )

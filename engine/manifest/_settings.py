@@ -16,6 +16,12 @@ replaces ``allow_handlers``, ``--project-dir`` and ``--config`` replace theirs.
     [tool.tooldeck.lint]            # read by the lint rules (see docs/guides/lint-ci.md)
     min_description_length = 20
 
+    [tool.tooldeck.serve]           # tooldeck serve's flags (see docs/guides/serve.md)
+    transport = "http"
+
+    [tool.tooldeck.toolsets.support]  # served at /mcp/support
+    bundles = ["orders"]
+
 A problem in the settings is a located TD240 diagnostic; the command then
 stops with exit code 2 rather than guess. Settings live in the repository,
 which a pull request edits, so ``manifests``, ``project_dir`` and
@@ -46,7 +52,7 @@ __all__ = [
 ]
 
 PROJECT_FILES = ("pyproject.toml", "tooldeck.yaml")
-_KEYS = ("manifests", "allow_handlers", "project_dir", "config", "lint")
+_KEYS = ("manifests", "allow_handlers", "project_dir", "config", "lint", "serve", "toolsets")
 
 
 @dataclass(frozen=True)
@@ -62,6 +68,10 @@ class ProjectSettings:
     config: Path | None = None
     lint: Any = field(default_factory=dict)
     """The ``lint`` table as written (checked by the lint settings reader)."""
+    serve: Any = field(default_factory=dict)
+    """The ``serve`` table as written: ``tooldeck serve``'s flags, checked by the CLI."""
+    toolsets: Any = field(default_factory=dict)
+    """The ``toolsets`` table as written: name -> ``{bundles, tags, tools}``, checked by the CLI."""
     diagnostics: tuple[Diagnostic, ...] = field(default=())
 
 
@@ -246,6 +256,8 @@ def _settings(path: Path, table: dict[str, Any] | Diagnostic | None) -> ProjectS
         project_dir=one_path("project_dir"),
         config=one_path("config"),
         lint=table.get("lint", {}),
+        serve=table.get("serve", {}),
+        toolsets=table.get("toolsets", {}),
         diagnostics=tuple(problems),
     )
 

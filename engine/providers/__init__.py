@@ -41,7 +41,7 @@ from .._errors import ExportError
 from .._model import McpServerSpec, ToolSpec, WebSearchSpec
 from . import anthropic, gemini, mcp, openai
 from ._schema import object_root, redacted
-from ._select import Selection, select_tools
+from ._select import Selection, Toolset, select_tools
 from .gemini import gemini_schema
 from .openai import strict_schema
 
@@ -55,6 +55,7 @@ __all__ = [
     "ExportWarning",
     "Exporter",
     "Selection",
+    "Toolset",
     "definition_tokens",
     "export_tools",
     "gemini_schema",

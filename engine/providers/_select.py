@@ -36,7 +36,7 @@ from .._model import McpServerSpec, ToolSpec, WebSearchSpec
 if TYPE_CHECKING:
     from .._registry import ToolRegistry
 
-__all__ = ["WEB_SEARCH_NAME", "Selection", "select_tools"]
+__all__ = ["WEB_SEARCH_NAME", "Selection", "Toolset", "select_tools"]
 
 WEB_SEARCH_NAME = "web_search"
 """The name that selects the hosted web search."""
@@ -105,16 +105,11 @@ def select_tools(
     all_tools = registry.tools()
     search = registry.web_search()
     hosted = tuple(s for s in registry.mcp_servers() if s.via == "hosted")
-    server_bundle = {s.name: s.bundle for s in registry.mcp_servers() if s.bundle is not None}
+    server_bundle = _server_bundles(registry)
     safe = {spec.name: registry.safe_name(spec.name) for spec in all_tools}
 
     def bundle_of(spec: ToolSpec) -> str | None:
-        if spec.bundle is not None:
-            return spec.bundle
-        for tag in spec.tags:  # a raw tool of an attached server: the server's bundle
-            if tag.startswith(_SERVER_TAG) and tag[len(_SERVER_TAG) :] in server_bundle:
-                return server_bundle[tag[len(_SERVER_TAG) :]]
-        return None
+        return _bundle_of(spec, server_bundle)
 
     if not (want_bundles or want_tags or want_names):
         return Selection(
@@ -169,3 +164,74 @@ def select_tools(
         everything=False,
         _names=frozenset(s.name for s in tools) | frozenset(safe[s.name] for s in tools),
     )
+
+
+def _server_bundles(registry: ToolRegistry) -> dict[str, str]:
+    return {s.name: s.bundle for s in registry.mcp_servers() if s.bundle is not None}
+
+
+def _bundle_of(spec: ToolSpec, server_bundle: dict[str, str]) -> str | None:
+    if spec.bundle is not None:
+        return spec.bundle
+    for tag in spec.tags:  # a raw tool of an attached server: the server's bundle
+        if tag.startswith(_SERVER_TAG) and tag[len(_SERVER_TAG) :] in server_bundle:
+            return server_bundle[tag[len(_SERVER_TAG) :]]
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class Toolset:
+    """A selection kept to apply again: what one MCP endpoint serves, reload after reload.
+
+    The selectors are :func:`select_tools`' (a union; none selects everything).
+    :meth:`check` is the start-up test (a selector that matches nothing raises
+    :class:`ExportError`, as ``export`` does); :meth:`admits` is the per-call
+    test, which never raises: after a reload that removed a bundle, its tools
+    are simply no longer served.
+    """
+
+    bundles: frozenset[str] = frozenset()
+    tags: frozenset[str] = frozenset()
+    names: frozenset[str] = frozenset()
+    name: str = ""
+    """The toolset's name in ``[tool.tooldeck.toolsets]``; empty for the command line's own."""
+
+    @classmethod
+    def of(
+        cls,
+        *,
+        bundles: Iterable[str] | None = None,
+        tags: Iterable[str] | None = None,
+        names: Iterable[str] | None = None,
+        name: str = "",
+    ) -> Toolset:
+        return cls(
+            _as_set(bundles, "bundles"), _as_set(tags, "tags"), _as_set(names, "names"), name
+        )
+
+    @property
+    def everything(self) -> bool:
+        return not (self.bundles or self.tags or self.names)
+
+    def check(self, registry: ToolRegistry) -> Selection:
+        """The selection now; raises :class:`ExportError` for a selector that matches nothing."""
+        return select_tools(registry, bundles=self.bundles, tags=self.tags, names=self.names)
+
+    def admits(self, spec: ToolSpec, registry: ToolRegistry) -> bool:
+        """Whether ``spec`` (a tool of ``registry``) belongs to this toolset."""
+        if self.everything:
+            return True
+        if self.names and (spec.name in self.names or registry.safe_name(spec.name) in self.names):
+            return True
+        if self.tags and not self.tags.isdisjoint(spec.tags):
+            return True
+        return bool(self.bundles) and _bundle_of(spec, _server_bundles(registry)) in self.bundles
+
+    def admits_prompt(self, bundle: str | None, tags: Iterable[str], name: str) -> bool:
+        """Prompts go with their bundle, their tags or their name, as tools do."""
+        return (
+            self.everything
+            or name in self.names
+            or (bundle is not None and bundle in self.bundles)
+            or not self.tags.isdisjoint(tags)
+        )

@@ -10,7 +10,7 @@ import typing
 from ..._lazy import lazy_getattr as _lazy_getattr
 
 if typing.TYPE_CHECKING:
-    from .app import DEFAULT_TOOLSET, build_app, mcp_path, transport_security
+    from .app import DEFAULT_TOOLSET, build_app, check_toolset_name, mcp_path, transport_security
     from .options import (
         AuthOptions,
         HttpOptions,
@@ -27,6 +27,7 @@ __all__ = [
     "ServeOptionsError",
     "build_app",
     "check_options",
+    "check_toolset_name",
     "is_loopback",
     "mcp_path",
     "serve_http",
@@ -40,6 +41,7 @@ _EXPORTS: dict[str, str] = {
     "ServeOptionsError": ".options",
     "build_app": ".app",
     "check_options": ".options",
+    "check_toolset_name": ".app",
     "is_loopback": ".options",
     "mcp_path": ".app",
     "serve_http": ".run",

@@ -9,6 +9,7 @@ address is bound (:func:`transport_security`).
 from __future__ import annotations
 
 import contextlib
+import re
 from collections.abc import AsyncIterator, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -17,15 +18,27 @@ from mcp.server.transport_security import TransportSecuritySettings
 from starlette.applications import Starlette
 from starlette.routing import Route
 
-from .options import LOOPBACK_HOSTS, HttpOptions, is_loopback
+from .options import LOOPBACK_HOSTS, HttpOptions, ServeOptionsError, is_loopback
 
 if TYPE_CHECKING:
     from .._serving import RegistryServer
 
-__all__ = ["DEFAULT_TOOLSET", "build_app", "mcp_path", "transport_security"]
+__all__ = ["DEFAULT_TOOLSET", "build_app", "check_toolset_name", "mcp_path", "transport_security"]
 
 DEFAULT_TOOLSET = ""
 """The key of the server for the whole registry (or the ``--bundle/--tag/--tool`` selection)."""
+
+
+_TOOLSET_NAME = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}")
+
+
+def check_toolset_name(name: str) -> None:
+    """A toolset's name is one URL path segment: lowercase letters, digits, ``_`` and ``-``."""
+    if not _TOOLSET_NAME.fullmatch(name):
+        raise ServeOptionsError(
+            f"toolset name {name!r} cannot be a URL path segment (/mcp/<name>): use lowercase "
+            "letters, digits, '_' and '-', starting with a letter or digit, at most 64"
+        )
 
 
 def mcp_path(toolset: str) -> str:

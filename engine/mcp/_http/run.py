@@ -6,11 +6,12 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from .._serving import DEFAULT_APPROVAL_TIMEOUT, build_server, with_attached, with_reload
-from .app import DEFAULT_TOOLSET, build_app
+from .app import DEFAULT_TOOLSET, build_app, check_toolset_name
 from .options import HttpOptions, check_options
 
 if TYPE_CHECKING:
     from ..._registry import ToolRegistry
+    from ...providers import Toolset
     from .._serving import RegistryServer, Reload
 
 __all__ = ["serve_http"]
@@ -28,6 +29,8 @@ async def serve_http(
     approval_timeout: float = DEFAULT_APPROVAL_TIMEOUT,
     attach: bool = True,
     connect_timeout: float = 30.0,
+    toolset: Toolset | None = None,
+    toolsets: Mapping[str, Toolset] | None = None,
 ) -> None:
     """Serve Streamable HTTP at ``http://host:port/mcp`` with uvicorn until interrupted.
 
@@ -35,6 +38,8 @@ async def serve_http(
     ``stateless``, when given, replace its fields. Options that cannot be served
     safely raise :class:`~tooldeck.mcp.ServeOptionsError` before anything listens.
     ``attach`` and ``connect_timeout``: as for :func:`~tooldeck.mcp.serve_stdio`.
+    ``toolset`` is what ``/mcp`` serves (all of the registry by default); each of
+    ``toolsets`` is served beside it at ``/mcp/<name>``, by the same process.
     """
     import dataclasses
 
@@ -48,13 +53,21 @@ async def serve_http(
     if stateless is not None:
         options = dataclasses.replace(options, stateless=stateless)
     check_options(options)
-    served = build_server(
-        registry,
-        name=name,
-        list_changed=reload is not None and not options.stateless,
-        approval_timeout=approval_timeout,
-    )
-    servers: Mapping[str, RegistryServer] = {DEFAULT_TOOLSET: served}
+    for key in toolsets or {}:
+        check_toolset_name(key)
+
+    def server_for(selected: Toolset | None) -> RegistryServer:
+        return build_server(
+            registry,
+            name=name,
+            list_changed=reload is not None and not options.stateless,
+            approval_timeout=approval_timeout,
+            toolset=selected,
+        )
+
+    served = server_for(toolset)
+    servers: dict[str, RegistryServer] = {DEFAULT_TOOLSET: served}
+    servers.update((key, server_for(selected)) for key, selected in (toolsets or {}).items())
     app = build_app(servers, options)
     # No colours: uvicorn's would be ESC sequences in the log, which the CLI shows escaped
     # (its log lines quote request paths, text from clients, so they pass the escaping).
@@ -69,6 +82,14 @@ async def serve_http(
     server = uvicorn.Server(config)
 
     async def body() -> None:
-        await server.serve()
+        # Every toolset's sessions hear of list changes (``served`` is subscribed by with_reload).
+        others = [
+            registry.subscribe(s.on_registry_change) for s in servers.values() if s is not served
+        ]
+        try:
+            await server.serve()
+        finally:
+            for unsubscribe in others:
+                unsubscribe()
 
     await with_reload(served, reload, with_attached(served, body, attach, connect_timeout))

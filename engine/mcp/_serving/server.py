@@ -36,10 +36,11 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from ..._entries import RegistryChange
-    from ..._model import ToolSpec
+    from ..._model import PromptSpec, ToolSpec
     from ..._registry import ToolRegistry
     from ..._sources import ToolSource
     from ...manifest._events import ReloadEvent
+    from ...providers import Toolset
 
 __all__ = [
     "READ_ONLY_TAGS",
@@ -72,8 +73,12 @@ class RegistryServer:
         name: str = "tooldeck",
         list_changed: bool = False,
         approval_timeout: float = DEFAULT_APPROVAL_TIMEOUT,
+        toolset: Toolset | None = None,
     ) -> None:
         self.registry = registry
+        self.toolset = toolset
+        """What this server serves of the registry (``None``: all of it), applied to every
+        listing and call, so it follows reloads."""
         self.list_changed = list_changed
         self.approval_timeout = approval_timeout
         """Seconds a client has to answer an approval request (elicitation)."""
@@ -143,6 +148,9 @@ class RegistryServer:
         self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
         listed = await self.registry.atools()  # lazy servers and expired lists refresh first
+        toolset = self.toolset
+        if toolset is not None and not toolset.everything:
+            listed = tuple(spec for spec in listed if toolset.admits(spec, self.registry))
         return types.ListToolsResult(tools=[self.tool(spec) for spec in listed])
 
     async def _call_tool(
@@ -153,6 +161,13 @@ class RegistryServer:
         spec = registry.get_tool(params.name)
         if spec is None and await registry.arefresh_sources(params.name):
             spec = registry.get_tool(params.name)  # a lazy server's tool, listed just now
+        toolset = self.toolset
+        if (  # outside the toolset: unknown here, naming no tool from elsewhere
+            toolset is not None
+            and not toolset.everything
+            and (spec is None or not toolset.admits(spec, registry))
+        ):
+            return self._not_served(params.name)
         # Only a tool with side effects asks the approver, which may ask this client:
         # mark the call for it then (an unknown tool is answered without asking anyone).
         token = None
@@ -199,6 +214,7 @@ class RegistryServer:
                 ],
             )
             for spec in self.registry.prompts()
+            if self._serves_prompt(spec)
         ]
         return types.ListPromptsResult(prompts=prompts)
 
@@ -208,7 +224,7 @@ class RegistryServer:
         from mcp.shared.exceptions import MCPError
 
         spec = self.registry.get_prompt(params.name)
-        if spec is None:
+        if spec is None or not self._serves_prompt(spec):
             raise MCPError(code=types.INVALID_PARAMS, message=f"unknown prompt {params.name!r}")
         try:
             message = self.registry.render_prompt(params.name, dict(params.arguments or {}))
@@ -220,6 +236,24 @@ class RegistryServer:
                 types.PromptMessage(role=message.role, content=types.TextContent(text=message.text))
             ],
         )
+
+    # --------------------------------------------------------------- toolsets
+    def _serves_prompt(self, spec: PromptSpec) -> bool:
+        toolset = self.toolset
+        return toolset is None or toolset.admits_prompt(spec.bundle, spec.tags, spec.name)
+
+    def _not_served(self, name: str) -> types.CallToolResult:
+        """A tool of the registry outside this server's toolset: unknown here, as if absent."""
+        from ..._calling import unknown_tool
+
+        toolset = self.toolset
+        served = [
+            spec.name
+            for spec in self.registry.tools()
+            if toolset is None or toolset.admits(spec, self.registry)
+        ]
+        result = unknown_tool(name, served, "")
+        return types.CallToolResult(content=[types.TextContent(text=result.text)], is_error=True)
 
     # ----------------------------------------------------------- notifications
     async def _track_sessions(
@@ -288,14 +322,20 @@ def build_server(
     name: str = "tooldeck",
     list_changed: bool = False,
     approval_timeout: float = DEFAULT_APPROVAL_TIMEOUT,
+    toolset: Toolset | None = None,
 ) -> RegistryServer:
     """An MCP server for ``registry``; ``list_changed`` announces list changes to clients.
 
     ``approval_timeout``: how long a client has to answer an approval request
     when the registry's approver is :func:`~tooldeck.mcp._serving.approval.elicit_approval`.
+    ``toolset``: serve only these tools and prompts (checked on every listing and call).
     """
     return RegistryServer(
-        registry, name=name, list_changed=list_changed, approval_timeout=approval_timeout
+        registry,
+        name=name,
+        list_changed=list_changed,
+        approval_timeout=approval_timeout,
+        toolset=toolset,
     )
 
 
@@ -373,18 +413,24 @@ async def serve_stdio(
     approval_timeout: float = DEFAULT_APPROVAL_TIMEOUT,
     attach: bool = True,
     connect_timeout: float = 30.0,
+    toolset: Toolset | None = None,
 ) -> None:
     """Serve over stdin/stdout until the client closes them (stdout carries only protocol).
 
     With ``attach`` (the default) the ``via: client`` servers the manifests
     declare are attached while serving, so their tools are served too.
+    ``toolset``: serve only those tools and prompts.
     """
     from mcp.server.stdio import stdio_server
 
     from .stdin import daemon_stdin
 
     served = build_server(
-        registry, name=name, list_changed=reload is not None, approval_timeout=approval_timeout
+        registry,
+        name=name,
+        list_changed=reload is not None,
+        approval_timeout=approval_timeout,
+        toolset=toolset,
     )
     # stdin read by a daemon thread: told to stop (SIGTERM, Ctrl-C), serving ends even
     # while the client keeps stdin open, after the attached servers are stopped.
