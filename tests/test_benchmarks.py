@@ -26,8 +26,9 @@ BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
         ["startup.py", "--rounds", "1"],
         ["mcp.py", "--quick"],
         ["loop.py", "--quick"],
+        ["serve_load.py", "--quick"],
     ],
-    ids=["dispatch", "load", "reload", "startup", "mcp", "loop"],
+    ids=["dispatch", "load", "reload", "startup", "mcp", "loop", "serve_load"],
 )
 def test_the_benchmark_runs(argv):
     done = _run(argv)
