@@ -371,6 +371,8 @@ class Side:
     seconds: float = 0.0
     """Wall time of the timed rounds."""
     rss: dict[str, dict[str, int]] = field(default_factory=dict)
+    rss_trace: list[int] = field(default_factory=list)
+    """VmRSS in KiB after each timed round."""
 
     def p(self, q: float) -> float:
         """The ``q`` quantile of the latencies, in ms."""
@@ -427,6 +429,7 @@ async def one_round(side: Side, seconds: float, *, timed: bool) -> None:
         side.latencies += latencies
         side.calls += len(latencies)
         side.throughputs.append(len(latencies) / wall)
+        side.rss_trace.append(side.server.memory()["VmRSS"])
 
 
 async def _wake(session: McpSession, failures: Counter[str]) -> None:
@@ -574,6 +577,8 @@ def report(
             f" {reconnects} reconnections; clients' CPU {side.client_cpu / side.seconds:.0%}"
             " of one core"
         )
+        trace = " ".join(f"{kib / 1024:.1f}" for kib in side.rss_trace)
+        print(f"    RSS after each round, MiB: {trace}")
         for s in side.sessions:
             for error in s.stats.stream_errors[:1]:
                 print(f"    GET stream of a client ended: {error}")
