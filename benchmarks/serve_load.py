@@ -7,6 +7,7 @@ Run from the repository root::
     .venv/bin/python benchmarks/serve_load.py --check    # exit 1 if a target is missed
     .venv/bin/python benchmarks/serve_load.py --duration 120 --clients 32 --round 10
     .venv/bin/python benchmarks/serve_load.py --no-auth  # both servers without authentication
+    .venv/bin/python benchmarks/serve_load.py --no-rewrite   # no reloads (what they cost)
 
 The script writes a small project into a temporary folder: a handler module
 ``bench_tools.py`` with ``add(a: int, b: int) -> dict``, a manifest serving it
@@ -503,7 +504,8 @@ async def run(opts: argparse.Namespace, project: Project, auth: bool, flags: set
                 problems += await check_refusals(side, project)
         for problem in problems:
             print(f"  PROBLEM: {problem}")
-        rewriter = asyncio.create_task(rewrite_forever(project, rewrites))
+        if not opts.no_rewrite:
+            rewriter = asyncio.create_task(rewrite_forever(project, rewrites))
         warmup = opts.warmup if opts.warmup is not None else (1.0 if opts.quick else 5.0)
         for side in sides.values():
             await one_round(side, warmup, timed=False)
@@ -512,7 +514,12 @@ async def run(opts: argparse.Namespace, project: Project, auth: bool, flags: set
         rounds = max(1, round(opts.duration / opts.round))
         print(
             f"load: {opts.clients} clients per server, {rounds} rounds of {opts.round:g} s per"
-            f" server, alternating; the manifest rewritten every {REWRITE_EVERY:g} s"
+            " server, alternating; "
+            + (
+                "the manifest never rewritten (--no-rewrite: no reloads)"
+                if opts.no_rewrite
+                else f"the manifest rewritten every {REWRITE_EVERY:g} s"
+            )
         )
         for r in range(rounds):
             order = SIDES if r % 2 == 0 else SIDES[::-1]
@@ -584,7 +591,7 @@ def report(
                 print(f"    GET stream of a client ended: {error}")
         for reason, count in (side.failures + side.warmup_failures).most_common(8):
             print(f"    failed: {count} x {reason}")
-    if not all(s.stats.list_changed for s in td.sessions):
+    if not opts.no_rewrite and not all(s.stats.list_changed for s in td.sessions):
         print("  NOTE: some tooldeck clients got no list_changed: did the reloads happen?")
         print("  tooldeck's log:\n" + logs[TOOLDECK])
 
@@ -646,6 +653,11 @@ def main(argv: list[str] | None = None) -> int:
         "--no-auth",
         action="store_true",
         help="no authentication on either side (also chosen when tooldeck serve has no --auth)",
+    )
+    parser.add_argument(
+        "--no-rewrite",
+        action="store_true",
+        help="leave the manifest alone (information: what the reloads cost tooldeck)",
     )
     parser.add_argument("--serve-mcpserver", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--port", type=int, help=argparse.SUPPRESS)
