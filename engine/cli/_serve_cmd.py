@@ -196,6 +196,7 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(str(exc)) from None
     registry, reload, first = _registry(args)
     _check_toolsets(first, toolset, named if options is not None else {})
+    _warn_unenforced_scopes(first, options)
     try:
         with registry:
             if options is not None:
@@ -243,6 +244,27 @@ def _http_banner(options: HttpOptions, named: Mapping[str, Toolset]) -> list[str
     lines = [f"serving MCP at {base}/mcp (Ctrl-C to stop)"]
     lines += [f"serving toolset {name!r} at {base}{mcp_path(name)}" for name in named]
     return lines
+
+
+def _warn_unenforced_scopes(registry: ToolRegistry, options: HttpOptions | None) -> None:
+    """Say so when tools declare scopes that nobody's token will be checked against."""
+    if options is not None and options.auth.mode != "none":
+        return
+    scoped = [spec.name for spec in registry.tools() if spec.scopes]
+    if not scoped:
+        return
+    from .._words import plural
+
+    shown = ", ".join(scoped[:5]) + (", ..." if len(scoped) > 5 else "")
+    how = "over stdio" if options is None else "with --auth none"
+    print(
+        f"tooldeck: warning: {plural(len(scoped), 'tool')} "
+        f"{'declares' if len(scoped) == 1 else 'declare'} scopes ({shown}), which are "
+        f"not checked {how}: every client may call them (serve over HTTP with --auth bearer "
+        "or --auth jwt to enforce them)",
+        file=sys.stderr,
+        flush=True,
+    )
 
 
 def _selected(args: argparse.Namespace, named: Mapping[str, Toolset]) -> Toolset | None:
