@@ -36,6 +36,7 @@ __all__ = ["add_arguments", "run", "stdout_is_protocol"]
 
 def add_arguments(serve: argparse.ArgumentParser) -> None:
     from ._attached import add_connect_options
+    from ._serve_limits import add_limit_arguments
 
     add_common(serve)
     add_allow_errors(serve)
@@ -76,6 +77,7 @@ def add_arguments(serve: argparse.ArgumentParser) -> None:
             "no approval requests either, so side effects need --allow-side-effects)"
         ),
     )
+    add_limit_arguments(serve)
 
 
 def stdout_is_protocol(args: argparse.Namespace) -> bool:
@@ -103,7 +105,8 @@ def run(args: argparse.Namespace) -> int:
         print("tooldeck: --approval-timeout must be a positive number", file=sys.stderr)
         return EXIT_USAGE
     registry, reload = _registry(args)
-    from ..mcp import serve_http, serve_stdio
+    from ..mcp import HttpOptions, serve_http, serve_stdio
+    from ._serve_limits import limit_options
 
     try:
         with registry:
@@ -116,9 +119,12 @@ def run(args: argparse.Namespace) -> int:
                 asyncio.run(
                     serve_http(
                         registry,
-                        host=args.host,
-                        port=args.port,
-                        stateless=args.stateless,
+                        options=HttpOptions(
+                            host=args.host,
+                            port=args.port,
+                            stateless=args.stateless,
+                            **limit_options(args),
+                        ),
                         reload=reload,
                         approval_timeout=args.approval_timeout,
                         attach=not args.offline,

@@ -7,6 +7,9 @@ from typing import TYPE_CHECKING
 
 from .._serving import DEFAULT_APPROVAL_TIMEOUT, build_server, with_attached, with_reload
 from .app import DEFAULT_TOOLSET, build_app
+from .connections import limited_protocol, quiet_accept_errors, raise_open_files_limit
+from .drain import GRACE_AFTER_DRAIN, DrainingServer
+from .limits import Limits
 from .options import HttpOptions, check_options
 
 if TYPE_CHECKING:
@@ -36,6 +39,7 @@ async def serve_http(
     safely raise :class:`~tooldeck.mcp.ServeOptionsError` before anything listens.
     ``attach`` and ``connect_timeout``: as for :func:`~tooldeck.mcp.serve_stdio`.
     """
+    import asyncio
     import dataclasses
 
     import uvicorn
@@ -55,9 +59,12 @@ async def serve_http(
         approval_timeout=approval_timeout,
     )
     servers: Mapping[str, RegistryServer] = {DEFAULT_TOOLSET: served}
-    app = build_app(servers, options)
+    limits = Limits(options)
+    app = build_app(servers, options, limits=limits)
     # No colours: uvicorn's would be ESC sequences in the log, which the CLI shows escaped
     # (its log lines quote request paths, text from clients, so they pass the escaping).
+    # The h11 protocol with the connection limits (header timeout, connections per
+    # address); no WebSocket upgrade (MCP does not use one).
     config = uvicorn.Config(
         app,
         host=options.host,
@@ -65,10 +72,15 @@ async def serve_http(
         log_level="warning",
         lifespan="on",
         use_colors=False,
+        http=limited_protocol(options),
+        ws="none",
+        timeout_graceful_shutdown=GRACE_AFTER_DRAIN,
     )
-    server = uvicorn.Server(config)
+    server = DrainingServer(config, limits, options.drain_timeout)
+    raise_open_files_limit()
 
     async def body() -> None:
+        quiet_accept_errors(asyncio.get_running_loop())
         await server.serve()
 
     await with_reload(served, reload, with_attached(served, body, attach, connect_timeout))
