@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from ..._registry import ToolRegistry
     from .._serving import RegistryServer, Reload
 
-__all__ = ["serve_http"]
+__all__ = ["http_server", "serve_http"]
 
 
 async def serve_http(
@@ -42,8 +42,6 @@ async def serve_http(
     import asyncio
     import dataclasses
 
-    import uvicorn
-
     options = options or HttpOptions()
     if host is not None:
         options = dataclasses.replace(options, host=host)
@@ -58,6 +56,24 @@ async def serve_http(
         list_changed=reload is not None and not options.stateless,
         approval_timeout=approval_timeout,
     )
+    server = http_server(served, options)
+
+    async def body() -> None:
+        quiet_accept_errors(asyncio.get_running_loop())
+        await server.serve()
+
+    await with_reload(served, reload, with_attached(served, body, attach, connect_timeout))
+
+
+def http_server(served: RegistryServer, options: HttpOptions) -> DrainingServer:
+    """The uvicorn server for ``served`` with every limit of ``options`` (not started).
+
+    Raises the soft open-files limit to the hard one (a file descriptor per
+    connection); :meth:`DrainingServer.serve` runs it, :meth:`DrainingServer.start_drain`
+    drains it as SIGTERM does.
+    """
+    import uvicorn
+
     servers: Mapping[str, RegistryServer] = {DEFAULT_TOOLSET: served}
     limits = Limits(options)
     app = build_app(servers, options, limits=limits)
@@ -76,11 +92,5 @@ async def serve_http(
         ws="none",
         timeout_graceful_shutdown=GRACE_AFTER_DRAIN,
     )
-    server = DrainingServer(config, limits, options.drain_timeout)
     raise_open_files_limit()
-
-    async def body() -> None:
-        quiet_accept_errors(asyncio.get_running_loop())
-        await server.serve()
-
-    await with_reload(served, reload, with_attached(served, body, attach, connect_timeout))
+    return DrainingServer(config, limits, options.drain_timeout)
