@@ -73,7 +73,7 @@ class Running:
         app = self.server.config.app
         for route in app.routes:
             manager = route.endpoint.session_manager
-            return len(manager._server_instances)  # noqa: SLF001 - what the test is about
+            return len(manager._server_instances)
         return 0
 
 
