@@ -25,7 +25,6 @@ import logging
 import time
 from typing import Any, ClassVar
 
-import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from .._serving import address_key
@@ -74,11 +73,18 @@ class _LimitedH11Protocol(H11Protocol):
 
     def data_received(self, data: bytes) -> None:
         super().data_received(data)
-        if self.conn.their_state is h11.IDLE and not self.transport.is_closing():
-            if self._header_timer is None:  # the first bytes of a request: its headers are due
-                self._arm_header_timer()
-        else:
+        if not self._awaiting_headers():
             self._disarm_header_timer()
+        elif self._header_timer is None and not self.transport.is_closing():
+            self._arm_header_timer()  # the first bytes of a request: its headers are due
+
+    def _awaiting_headers(self) -> bool:
+        """No request is being served: the next one's headers are what may come.
+
+        Also true while the rest of a body the app never read trickles in after
+        its answer (a refused request): that is closed in time as well.
+        """
+        return self.cycle is None or self.cycle.response_complete
 
     def _arm_header_timer(self) -> None:
         self._disarm_header_timer()
@@ -91,7 +97,7 @@ class _LimitedH11Protocol(H11Protocol):
 
     def _headers_late(self) -> None:
         self._header_timer = None
-        if self.conn.their_state is h11.IDLE and not self.transport.is_closing():
+        if self._awaiting_headers() and not self.transport.is_closing():
             self.transport.abort()
 
 
