@@ -46,6 +46,7 @@ __all__ = ["add_arguments", "run", "stdout_is_protocol"]
 
 def add_arguments(serve: argparse.ArgumentParser) -> None:
     from ._attached import add_connect_options
+    from ._serve_limits import add_limit_arguments
 
     add_common(serve)
     add_allow_errors(serve)
@@ -103,11 +104,13 @@ def add_arguments(serve: argparse.ArgumentParser) -> None:
         metavar="NAME",
         help="serve this toolset of [tool.tooldeck.toolsets] (at /mcp over HTTP)",
     )
+    add_limit_arguments(serve)
     _settable(serve)
 
 
 def _settable(serve: argparse.ArgumentParser) -> None:
     """The flags ``[tool.tooldeck.serve]`` may set, by settings key."""
+    from ._serve_limits import parse_count, parse_rate, parse_seconds, parse_size
     from ._serve_settings import (
         as_bool,
         as_float,
@@ -116,6 +119,7 @@ def _settable(serve: argparse.ArgumentParser) -> None:
         as_str,
         defer_to_settings,
         one_of,
+        parsed_by,
         register_settings,
     )
 
@@ -135,6 +139,17 @@ def _settable(serve: argparse.ArgumentParser) -> None:
             "tags": ("tags", as_list),
             "tools": ("names", as_list),
             "toolset": ("toolset", as_str),
+            # HTTP limits (tooldeck.cli._serve_limits)
+            "max_body": ("max_body", parsed_by(parse_size)),
+            "session_idle_timeout": ("session_idle_timeout", parsed_by(parse_seconds)),
+            "max_sessions": ("max_sessions", parsed_by(parse_count)),
+            "max_sessions_per_client": ("max_sessions_per_client", parsed_by(parse_count)),
+            "rate_limit": ("rate_limit", parsed_by(parse_rate)),
+            "max_concurrent": ("max_concurrent", parsed_by(parse_count)),
+            "max_connections_per_client": ("max_connections_per_client", parsed_by(parse_count)),
+            "header_timeout": ("header_timeout", parsed_by(parse_seconds)),
+            "body_timeout": ("body_timeout", parsed_by(parse_seconds)),
+            "drain_timeout": ("drain_timeout", parsed_by(parse_seconds)),
         },
     )
     defer_to_settings(serve)
@@ -196,6 +211,7 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(str(exc)) from None
     registry, reload, first = _registry(args)
     _check_toolsets(first, toolset, named if options is not None else {})
+    _warn_unenforced_scopes(first, options)
     try:
         with registry:
             if options is not None:
@@ -232,8 +248,11 @@ def run(args: argparse.Namespace) -> int:
 def _http_options(args: argparse.Namespace) -> HttpOptions:
     """The HTTP server's options from the flags (and settings) of every group."""
     from ..mcp import HttpOptions
+    from ._serve_limits import limit_options
 
-    return HttpOptions(host=args.host, port=args.port, stateless=args.stateless)
+    return HttpOptions(
+        host=args.host, port=args.port, stateless=args.stateless, **limit_options(args)
+    )
 
 
 def _http_banner(options: HttpOptions, named: Mapping[str, Toolset]) -> list[str]:
@@ -243,6 +262,27 @@ def _http_banner(options: HttpOptions, named: Mapping[str, Toolset]) -> list[str
     lines = [f"serving MCP at {base}/mcp (Ctrl-C to stop)"]
     lines += [f"serving toolset {name!r} at {base}{mcp_path(name)}" for name in named]
     return lines
+
+
+def _warn_unenforced_scopes(registry: ToolRegistry, options: HttpOptions | None) -> None:
+    """Say so when tools declare scopes that nobody's token will be checked against."""
+    if options is not None and options.auth.mode != "none":
+        return
+    scoped = [spec.name for spec in registry.tools() if spec.scopes]
+    if not scoped:
+        return
+    from .._words import plural
+
+    shown = ", ".join(scoped[:5]) + (", ..." if len(scoped) > 5 else "")
+    how = "over stdio" if options is None else "with --auth none"
+    print(
+        f"tooldeck: warning: {plural(len(scoped), 'tool')} "
+        f"{'declares' if len(scoped) == 1 else 'declare'} scopes ({shown}), which are "
+        f"not checked {how}: every client may call them (serve over HTTP with --auth bearer "
+        "or --auth jwt to enforce them)",
+        file=sys.stderr,
+        flush=True,
+    )
 
 
 def _selected(args: argparse.Namespace, named: Mapping[str, Toolset]) -> Toolset | None:

@@ -21,6 +21,7 @@ folder of the file that sets it, as ``config`` and ``project_dir`` must.
 
 from __future__ import annotations
 
+import argparse
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -28,8 +29,6 @@ from typing import TYPE_CHECKING, Any
 from ._common import UsageError
 
 if TYPE_CHECKING:
-    import argparse
-
     from ..manifest._settings import ProjectSettings
     from ..providers import Toolset
 
@@ -129,7 +128,7 @@ def parsed_by(parse: Callable[[str], Any]) -> Convert:
         text = value if isinstance(value, str) else str(value)
         try:
             return parse(text)
-        except (ValueError, TypeError) as exc:
+        except (ValueError, TypeError, argparse.ArgumentTypeError) as exc:
             raise where.fail(f"= {value!r}: {exc}") from None
 
     return convert

@@ -13,12 +13,17 @@ import re
 from collections.abc import AsyncIterator, Mapping
 from typing import TYPE_CHECKING, Any
 
+import anyio
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.routing import Route
 
+from .._serving import CallShares
+from .limits import Limits, LimitsMiddleware
 from .options import LOOPBACK_HOSTS, HttpOptions, ServeOptionsError, is_loopback
+from .sessions import SessionsMiddleware, SessionTracker
 
 if TYPE_CHECKING:
     from .._serving import RegistryServer
@@ -77,13 +82,27 @@ def _has_port(host: str) -> bool:
     return host.count(":") == 1
 
 
-def build_app(servers: Mapping[str, RegistryServer], options: HttpOptions) -> Starlette:
-    """The app serving each of ``servers`` (toolset name -> server) at :func:`mcp_path`."""
+HOUSEKEEPING_SECONDS = 10.0
+"""How often idle sessions are swept and refilled rate buckets forgotten (at most)."""
+
+
+def build_app(
+    servers: Mapping[str, RegistryServer], options: HttpOptions, *, limits: Limits | None = None
+) -> Starlette:
+    """The app serving each of ``servers`` (toolset name -> server) at :func:`mcp_path`.
+
+    ``limits``: the per-client limits' state, when the caller needs it (the
+    drain on SIGTERM); one is made from ``options`` otherwise.
+    """
     security = transport_security(options)
+    limits = limits if limits is not None else Limits(options)
+    tracker = SessionTracker(options)
     managers: list[StreamableHTTPSessionManager] = []
     routes: list[Any] = []
+    shares = CallShares(options.max_concurrent)  # one share per client across every endpoint
     for toolset, served in servers.items():
         served.stateless = options.stateless
+        served.shares = shares
         manager = StreamableHTTPSessionManager(
             app=served.server,
             stateless=options.stateless,
@@ -97,9 +116,30 @@ def build_app(servers: Mapping[str, RegistryServer], options: HttpOptions) -> St
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        limits.bind()
         async with contextlib.AsyncExitStack() as stack:
             for manager in managers:
                 await stack.enter_async_context(manager.run())
-            yield
+            group = await stack.enter_async_context(anyio.create_task_group())
+            group.start_soon(_housekeeping, limits, tracker, options.session_idle_timeout)
+            try:
+                yield
+            finally:
+                group.cancel_scope.cancel()
 
-    return Starlette(routes=routes, lifespan=lifespan)
+    # The authentication middleware goes first in this list (outermost), so the limits
+    # below count a request against its verified subject (scope["user"]).
+    middleware = [
+        Middleware(LimitsMiddleware, limits=limits),
+        Middleware(SessionsMiddleware, tracker=tracker),
+    ]
+    return Starlette(routes=routes, middleware=middleware, lifespan=lifespan)
+
+
+async def _housekeeping(limits: Limits, tracker: SessionTracker, idle_timeout: float) -> None:
+    """End idle sessions and forget refilled rate buckets, until cancelled."""
+    period = max(0.05, min(HOUSEKEEPING_SECONDS, idle_timeout / 4))
+    while True:
+        await anyio.sleep(period)
+        limits.sweep()
+        await tracker.sweep()

@@ -7,6 +7,9 @@ from typing import TYPE_CHECKING
 
 from .._serving import DEFAULT_APPROVAL_TIMEOUT, build_server, with_attached, with_reload
 from .app import DEFAULT_TOOLSET, build_app, check_toolset_name
+from .connections import limited_protocol, quiet_accept_errors, raise_open_files_limit
+from .drain import GRACE_AFTER_DRAIN, DrainingServer
+from .limits import Limits
 from .options import HttpOptions, check_options
 
 if TYPE_CHECKING:
@@ -14,7 +17,7 @@ if TYPE_CHECKING:
     from ...providers import Toolset
     from .._serving import RegistryServer, Reload
 
-__all__ = ["serve_http"]
+__all__ = ["http_server", "serve_http"]
 
 
 async def serve_http(
@@ -41,9 +44,8 @@ async def serve_http(
     ``toolset`` is what ``/mcp`` serves (all of the registry by default); each of
     ``toolsets`` is served beside it at ``/mcp/<name>``, by the same process.
     """
+    import asyncio
     import dataclasses
-
-    import uvicorn
 
     options = options or HttpOptions()
     if host is not None:
@@ -68,20 +70,10 @@ async def serve_http(
     served = server_for(toolset)
     servers: dict[str, RegistryServer] = {DEFAULT_TOOLSET: served}
     servers.update((key, server_for(selected)) for key, selected in (toolsets or {}).items())
-    app = build_app(servers, options)
-    # No colours: uvicorn's would be ESC sequences in the log, which the CLI shows escaped
-    # (its log lines quote request paths, text from clients, so they pass the escaping).
-    config = uvicorn.Config(
-        app,
-        host=options.host,
-        port=options.port,
-        log_level="warning",
-        lifespan="on",
-        use_colors=False,
-    )
-    server = uvicorn.Server(config)
+    server = http_server(servers, options)
 
     async def body() -> None:
+        quiet_accept_errors(asyncio.get_running_loop())
         # Every toolset's sessions hear of list changes (``served`` is subscribed by with_reload).
         others = [
             registry.subscribe(s.on_registry_change) for s in servers.values() if s is not served
@@ -93,3 +85,38 @@ async def serve_http(
                 unsubscribe()
 
     await with_reload(served, reload, with_attached(served, body, attach, connect_timeout))
+
+
+def http_server(
+    servers: RegistryServer | Mapping[str, RegistryServer], options: HttpOptions
+) -> DrainingServer:
+    """The uvicorn server for ``servers`` (toolset -> server, or one server for ``/mcp``)
+    with every limit of ``options`` (not started).
+
+    Raises the soft open-files limit to the hard one (a file descriptor per
+    connection); :meth:`DrainingServer.serve` runs it, :meth:`DrainingServer.start_drain`
+    drains it as SIGTERM does.
+    """
+    import uvicorn
+
+    if not isinstance(servers, Mapping):
+        servers = {DEFAULT_TOOLSET: servers}
+    limits = Limits(options)
+    app = build_app(servers, options, limits=limits)
+    # No colours: uvicorn's would be ESC sequences in the log, which the CLI shows escaped
+    # (its log lines quote request paths, text from clients, so they pass the escaping).
+    # The h11 protocol with the connection limits (header timeout, connections per
+    # address); no WebSocket upgrade (MCP does not use one).
+    config = uvicorn.Config(
+        app,
+        host=options.host,
+        port=options.port,
+        log_level="warning",
+        lifespan="on",
+        use_colors=False,
+        http=limited_protocol(options),
+        ws="none",
+        timeout_graceful_shutdown=GRACE_AFTER_DRAIN,
+    )
+    raise_open_files_limit()
+    return DrainingServer(config, limits, options.drain_timeout)

@@ -12,6 +12,7 @@ from ..._lazy import lazy_getattr as _lazy_getattr
 if typing.TYPE_CHECKING:
     from .approval import DEFAULT_APPROVAL_TIMEOUT, elicit_approval
     from .caller import caller_identity, identity_from_token
+    from .clients import address_key, client_address, client_key
     from .server import (
         READ_ONLY_TAGS,
         RegistryServer,
@@ -22,15 +23,20 @@ if typing.TYPE_CHECKING:
         with_attached,
         with_reload,
     )
+    from .shares import CallShares
 
 __all__ = [
     "DEFAULT_APPROVAL_TIMEOUT",
     "READ_ONLY_TAGS",
+    "CallShares",
     "RegistryServer",
     "Reload",
+    "address_key",
     "build_server",
     "call_result",
     "caller_identity",
+    "client_address",
+    "client_key",
     "elicit_approval",
     "identity_from_token",
     "serve_stdio",
@@ -47,6 +53,10 @@ _EXPORTS: dict[str, str] = {
     "call_result": ".server",
     "caller_identity": ".caller",
     "identity_from_token": ".caller",
+    "CallShares": ".shares",
+    "address_key": ".clients",
+    "client_address": ".clients",
+    "client_key": ".clients",
     "elicit_approval": ".approval",
     "serve_stdio": ".server",
     "with_attached": ".server",

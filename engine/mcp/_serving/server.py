@@ -29,7 +29,9 @@ from ..._errors import ToolCallError
 from ..._hints import READ_ONLY_TAGS, tool_hints
 from ..._version import __version__
 from .approval import DEFAULT_APPROVAL_TIMEOUT, McpCall, mark_call, unmark_call
+from .clients import client_key
 from .output import OutputSchema, call_result, output_schema
+from .shares import CallShares
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -84,6 +86,8 @@ class RegistryServer:
         """Seconds a client has to answer an approval request (elicitation)."""
         self.stateless = False
         """Serving stateless HTTP: no client can be asked anything (set by the HTTP app)."""
+        self.shares = CallShares(None)
+        """Calls in flight per client (:mod:`~tooldeck.mcp._serving.shares`); capped over HTTP."""
         self.attachment: ToolSource | None = None
         """The attached ``via: client`` servers while serving, if any (for callers to inspect:
         the registry holds them as a source and refreshes them itself before listing)."""
@@ -154,6 +158,22 @@ class RegistryServer:
         return types.ListToolsResult(tools=[self.tool(spec) for spec in listed])
 
     async def _call_tool(
+        self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
+        if self.shares.per_client is None:
+            return await self._run_call(ctx, params)
+        scope = getattr(ctx.request, "scope", None)
+        key = client_key(scope) if isinstance(scope, dict) else "local"
+        async with self.shares.slot(key) as granted:
+            if granted:
+                return await self._run_call(ctx, params)
+        text = (
+            f"Error (busy): this client already has {self.shares.per_client} calls running; "
+            "try again when one of them has finished"
+        )
+        return types.CallToolResult(content=[types.TextContent(text=text)], is_error=True)
+
+    async def _run_call(
         self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
         registry = self.registry
