@@ -242,32 +242,40 @@ class Server:
         self.log.close()
 
 
-def tooldeck_argv(port: int, project: Project, *, auth: bool, flags: set[str]) -> list[str]:
+def tooldeck_argv(
+    port: int, project: Project, *, auth: bool, flags: set[str], clients: int
+) -> list[str]:
     argv = [sys.executable, "-m", "tooldeck", "serve", "-m", str(project.root / "manifests")]
     argv += ["--transport", "http", "--port", str(port), "--reload"]
     if auth:
         argv += ["--auth", "jwt", "--jwt-public-key", str(project.public_pem)]
         argv += ["--issuer", ISSUER, "--audience", f"http://127.0.0.1:{port}/mcp"]
-    argv += limit_flags(auth=auth, flags=flags)
+    argv += limit_flags(auth=auth, flags=flags, clients=clients)
     return argv
 
 
-def limit_flags(*, auth: bool, flags: set[str]) -> list[str]:
+def limit_flags(*, auth: bool, flags: set[str], clients: int) -> list[str]:
     """The per-client limits, raised just enough that they never refuse a benchmark request.
 
     Each client has a token of its own (``sub`` = its name), so the limits are
-    per client as in production. The rate limit (20/s by default) is raised
-    far out of reach rather than turned off, so its bookkeeping stays in the
-    figures. Each client has one request and one GET stream open, under the
-    default ``--max-concurrent 8``, which is kept. Without authentication every
-    client is the same one (the address 127.0.0.1): its concurrency is raised
-    too.
+    per client as in production, and the defaults stay but one: the rate
+    limit (20/s a client by default; a client here makes hundreds of calls a
+    second) is raised far out of reach rather than turned off, so its
+    bookkeeping stays in the figures. Each client has one request and one GET
+    stream open, under the default ``--max-concurrent 8``; one session, under
+    ``--max-sessions-per-client 32``; two connections, under
+    ``--max-connections-per-client 128``. Without authentication every client
+    is the same one (the address 127.0.0.1), so those are raised too.
     """
+    wanted = {"--rate-limit": "100000/s"}
+    if not auth:
+        wanted["--max-concurrent"] = str(max(8, 4 * clients))
+        wanted["--max-sessions-per-client"] = str(max(32, 2 * clients))
+        wanted["--max-connections-per-client"] = str(max(128, 4 * clients))
     found = []
-    if "--rate-limit" in flags:
-        found += ["--rate-limit", "100000/s"]
-    if not auth and "--max-concurrent" in flags:
-        found += ["--max-concurrent", "1024"]
+    for flag, value in wanted.items():
+        if flag in flags:  # a tooldeck from before the limits has none of them
+            found += [flag, value]
     return found
 
 
@@ -481,7 +489,9 @@ async def check_refusals(side: Side, project: Project) -> list[str]:
 async def run(opts: argparse.Namespace, project: Project, auth: bool, flags: set[str]) -> int:
     ports = {TOOLDECK: free_port(), MCPSERVER: free_port()}
     argvs = {
-        TOOLDECK: tooldeck_argv(ports[TOOLDECK], project, auth=auth, flags=flags),
+        TOOLDECK: tooldeck_argv(
+            ports[TOOLDECK], project, auth=auth, flags=flags, clients=opts.clients
+        ),
         MCPSERVER: mcpserver_argv(ports[MCPSERVER], project, auth=auth),
     }
     print(f"tooldeck: {' '.join(['tooldeck', *argvs[TOOLDECK][3:]])}")
