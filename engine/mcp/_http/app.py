@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import AsyncIterator, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.applications import Starlette
 from starlette.routing import Route
 
+from .ops import operations
 from .options import LOOPBACK_HOSTS, HttpOptions, is_loopback
 
 if TYPE_CHECKING:
@@ -68,7 +69,7 @@ def build_app(servers: Mapping[str, RegistryServer], options: HttpOptions) -> St
     """The app serving each of ``servers`` (toolset name -> server) at :func:`mcp_path`."""
     security = transport_security(options)
     managers: list[StreamableHTTPSessionManager] = []
-    routes: list[Any] = []
+    routes, ops_running = operations(servers, options)  # /healthz, /readyz, /metrics
     for toolset, served in servers.items():
         served.stateless = options.stateless
         manager = StreamableHTTPSessionManager(
@@ -85,6 +86,7 @@ def build_app(servers: Mapping[str, RegistryServer], options: HttpOptions) -> St
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         async with contextlib.AsyncExitStack() as stack:
+            await stack.enter_async_context(ops_running)
             for manager in managers:
                 await stack.enter_async_context(manager.run())
             yield
