@@ -36,6 +36,7 @@ __all__ = ["add_arguments", "run", "stdout_is_protocol"]
 
 def add_arguments(serve: argparse.ArgumentParser) -> None:
     from ._attached import add_connect_options
+    from ._serve_ops import add_ops_arguments
 
     add_common(serve)
     add_allow_errors(serve)
@@ -76,6 +77,7 @@ def add_arguments(serve: argparse.ArgumentParser) -> None:
             "no approval requests either, so side effects need --allow-side-effects)"
         ),
     )
+    add_ops_arguments(serve)
 
 
 def stdout_is_protocol(args: argparse.Namespace) -> bool:
@@ -102,23 +104,32 @@ def run(args: argparse.Namespace) -> int:
     if not args.approval_timeout > 0:
         print("tooldeck: --approval-timeout must be a positive number", file=sys.stderr)
         return EXIT_USAGE
+    from ._serve_ops import ops_options, ops_usage_error, serve_in_workers
+
+    if (problem := ops_usage_error(args)) is not None:
+        print(f"tooldeck: {problem}", file=sys.stderr)
+        return EXIT_USAGE
     registry, reload = _registry(args)
-    from ..mcp import serve_http, serve_stdio
+    from ..mcp import HttpOptions, ServeOptionsError, serve_http, serve_stdio
 
     try:
         with registry:
             if args.transport == "http":
+                options = HttpOptions(
+                    host=args.host, port=args.port, stateless=args.stateless, **ops_options(args)
+                )
                 print(
                     f"serving MCP at http://{args.host}:{args.port}/mcp (Ctrl-C to stop)",
                     file=sys.stderr,
                     flush=True,
                 )
+                if options.workers > 1:
+                    serve_in_workers(args, options)
+                    return EXIT_OK
                 asyncio.run(
                     serve_http(
                         registry,
-                        host=args.host,
-                        port=args.port,
-                        stateless=args.stateless,
+                        options=options,
                         reload=reload,
                         approval_timeout=args.approval_timeout,
                         attach=not args.offline,
@@ -137,6 +148,9 @@ def run(args: argparse.Namespace) -> int:
                 )
     except KeyboardInterrupt:
         pass
+    except ServeOptionsError as exc:
+        print(f"tooldeck: {exc}", file=sys.stderr)
+        return EXIT_USAGE
     return EXIT_OK
 
 

@@ -13,7 +13,9 @@ if TYPE_CHECKING:
     import argparse
     from typing import Any
 
-__all__ = ["add_ops_arguments", "ops_options"]
+    from ..mcp import HttpOptions
+
+__all__ = ["add_ops_arguments", "ops_options", "ops_usage_error", "serve_in_workers"]
 
 
 def _positive_int(text: str) -> int:
@@ -66,3 +68,46 @@ def ops_options(args: argparse.Namespace) -> dict[str, Any]:
         "audit_arguments": bool(args.audit_arguments),
         "workers": int(args.workers),
     }
+
+
+def ops_usage_error(args: argparse.Namespace) -> str | None:
+    """What is wrong with the flags as combined, if anything (exit 2)."""
+    if args.transport != "http":
+        given = [
+            flag
+            for flag, value in (
+                ("--no-metrics", not args.metrics),
+                ("--audit-log", args.audit_log is not None),
+                ("--audit-arguments", args.audit_arguments),
+                ("--workers", args.workers != 1),
+            )
+            if value
+        ]
+        if given:
+            verb = "applies" if len(given) == 1 else "apply"
+            return f"{', '.join(given)} {verb} to --transport http only"
+    if args.audit_arguments and args.audit_log is None:
+        return "--audit-arguments needs --audit-log FILE (or - for standard error)"
+    return None
+
+
+def serve_in_workers(args: argparse.Namespace, options: HttpOptions) -> None:
+    """Serve from ``options.workers`` processes, each loading what this command resolved."""
+    from ..mcp._http import WorkerPlan, serve_workers
+    from ._common import Resolved
+
+    resolved = Resolved(args, bundled=True)
+    plan = WorkerPlan(
+        manifests=tuple(str(path.resolve()) for path in resolved.manifests),
+        config=str(resolved.config.resolve()) if resolved.config is not None else None,
+        project_dir=str(resolved.project_dir.resolve()),
+        allow_handlers=tuple(resolved.allow_handlers),
+        import_folders=tuple(str(folder) for folder in resolved.search_last),
+        allow_side_effects=bool(args.allow_side_effects),
+        reload=bool(args.reload),
+        approval_timeout=float(args.approval_timeout),
+        attach=not args.offline,
+        connect_timeout=float(args.connect_timeout),
+        options=options,
+    )
+    serve_workers(plan)

@@ -7,11 +7,12 @@ these paths say nothing about the tools.
 
 ``/healthz``: the process answers (200 ``ok``). ``/readyz``: 200 once the
 manifests are loaded and every attached MCP server is up, else 503 with a
-small JSON body naming what is not ready. A reload that failed does not make
-the server unready: it keeps serving the last good version of the broken
-files, and every replica would leave the load balancer over one bad edit; the
-body says ``"reload": "failed"`` and ``tooldeck_last_reload_ok`` says it to
-monitoring. The body never carries error texts (paths, addresses, secrets):
+small JSON body naming what is not ready. Manifests with errors do not make
+the server unready: a reload that fails keeps serving the last good version
+of the broken files (and a first load with errors serves only with
+``--allow-errors``), and every replica would leave the load balancer over one
+bad edit; the body says ``"manifests": "errors"`` and ``tooldeck_manifests_ok``
+says it to monitoring. The body never carries error texts (paths, addresses, secrets):
 those are in the server's log.
 """
 
@@ -38,15 +39,15 @@ def readiness(servers: Mapping[str, RegistryServer]) -> dict[str, Any]:
     """``{"ready": bool, ...}``: what ``/readyz`` answers, from the servers' state in memory.
 
     ``servers_down``: attached servers whose connection or last listing failed
-    (a lazy server not used yet is not down); ``reload``: ``failed`` when the
-    last reload kept an old version of a file.
+    (a lazy server not used yet is not down); ``manifests``: ``errors`` when the
+    last load or reload of the manifests had errors (not a reason to be unready).
     """
     down: set[str] = set()
-    reload_failed = False
+    manifests_failed = False
     for served in servers.values():
         status = served.registry.reload_status
         if status is not None and not status.ok:
-            reload_failed = True
+            manifests_failed = True
         health = getattr(served.attachment, "health", None)
         if health is None:
             continue
@@ -56,8 +57,8 @@ def readiness(servers: Mapping[str, RegistryServer]) -> dict[str, Any]:
     body: dict[str, Any] = {"ready": not down}
     if down:
         body["servers_down"] = sorted(down)
-    if reload_failed:
-        body["reload"] = "failed"
+    if manifests_failed:
+        body["manifests"] = "errors"
     return body
 
 

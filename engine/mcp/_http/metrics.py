@@ -96,7 +96,7 @@ class ServeMetrics:
 
 
 class _StateCollector:
-    """Gauges read at scrape time from memory: attached servers up, the last reload ok."""
+    """Gauges read at scrape time from memory: attached servers up, the manifests ok."""
 
     def __init__(self, servers: Mapping[str, RegistryServer]) -> None:
         self.servers = servers
@@ -105,7 +105,7 @@ class _StateCollector:
         yield from self._families()
 
     def collect(self) -> Iterator[Metric]:
-        up, last_reload = self._families()
+        up, manifests = self._families()
         seen: set[str] = set()
         for served in self.servers.values():
             health = getattr(served.attachment, "health", None)
@@ -114,11 +114,11 @@ class _StateCollector:
                     seen.add(name)
                     up.add_metric([name], 0.0 if server.error is not None else 1.0)
             status = served.registry.reload_status
-            if status is not None and not last_reload.samples:
-                last_reload.add_metric([], 1.0 if status.ok else 0.0)
+            if status is not None and not manifests.samples:
+                manifests.add_metric([], 1.0 if status.ok else 0.0)
         yield up
-        if last_reload.samples:
-            yield last_reload
+        if manifests.samples:
+            yield manifests
 
     @staticmethod
     def _families() -> tuple[GaugeMetricFamily, GaugeMetricFamily]:
@@ -130,8 +130,8 @@ class _StateCollector:
                 labels=["server"],
             ),
             GaugeMetricFamily(
-                "tooldeck_last_reload_ok",
-                "1 when the last reload loaded every file, 0 when it kept an old version "
-                "of one (--reload only).",
+                "tooldeck_manifests_ok",
+                "1 when the last load or reload of the manifests had no error, 0 when files "
+                "failed (a reload keeps their last good version).",
             ),
         )
