@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram
 from prometheus_client import generate_latest as _render
 from prometheus_client.core import GaugeMetricFamily, Metric
+from prometheus_client.registry import Collector
 from starlette.responses import Response
 from starlette.routing import Route
 
@@ -95,7 +96,7 @@ class ServeMetrics:
         return Route("/metrics", endpoint=metrics, methods=["GET"])
 
 
-class _StateCollector:
+class _StateCollector(Collector):
     """Gauges read at scrape time from memory: attached servers up, the manifests ok."""
 
     def __init__(self, servers: Mapping[str, RegistryServer]) -> None:
