@@ -47,6 +47,7 @@ __all__ = ["add_arguments", "run", "stdout_is_protocol"]
 def add_arguments(serve: argparse.ArgumentParser) -> None:
     from ._attached import add_connect_options
     from ._serve_limits import add_limit_arguments
+    from ._serve_ops import add_ops_arguments
 
     add_common(serve)
     add_allow_errors(serve)
@@ -105,6 +106,7 @@ def add_arguments(serve: argparse.ArgumentParser) -> None:
         help="serve this toolset of [tool.tooldeck.toolsets] (at /mcp over HTTP)",
     )
     add_limit_arguments(serve)
+    add_ops_arguments(serve)
     _settable(serve)
 
 
@@ -150,6 +152,11 @@ def _settable(serve: argparse.ArgumentParser) -> None:
             "header_timeout": ("header_timeout", parsed_by(parse_seconds)),
             "body_timeout": ("body_timeout", parsed_by(parse_seconds)),
             "drain_timeout": ("drain_timeout", parsed_by(parse_seconds)),
+            # operations (tooldeck.cli._serve_ops)
+            "metrics": ("metrics", as_bool),
+            "audit_log": ("audit_log", as_str),
+            "audit_arguments": ("audit_arguments", as_bool),
+            "workers": ("workers", as_int),
         },
     )
     defer_to_settings(serve)
@@ -200,6 +207,11 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     from ..mcp import ServeOptionsError, serve_http, serve_stdio
     from ..mcp._http import check_options
+    from ._serve_ops import ops_usage_error, serve_in_workers
+
+    if (problem := ops_usage_error(args)) is not None:
+        print(f"tooldeck: {problem}", file=sys.stderr)
+        return EXIT_USAGE
 
     options = _http_options(args) if args.transport == "http" else None
     named = toolsets_of(resolved.project)
@@ -217,6 +229,9 @@ def run(args: argparse.Namespace) -> int:
             if options is not None:
                 for line in _http_banner(options, named):
                     print(line, file=sys.stderr, flush=True)
+                if options.workers > 1:
+                    serve_in_workers(args, options, toolset, named)
+                    return EXIT_OK
                 asyncio.run(
                     serve_http(
                         registry,
@@ -242,6 +257,9 @@ def run(args: argparse.Namespace) -> int:
                 )
     except KeyboardInterrupt:
         pass
+    except ServeOptionsError as exc:
+        print(f"tooldeck: {exc}", file=sys.stderr)
+        return EXIT_USAGE
     return EXIT_OK
 
 
@@ -249,9 +267,14 @@ def _http_options(args: argparse.Namespace) -> HttpOptions:
     """The HTTP server's options from the flags (and settings) of every group."""
     from ..mcp import HttpOptions
     from ._serve_limits import limit_options
+    from ._serve_ops import ops_options
 
     return HttpOptions(
-        host=args.host, port=args.port, stateless=args.stateless, **limit_options(args)
+        host=args.host,
+        port=args.port,
+        stateless=args.stateless,
+        **limit_options(args),
+        **ops_options(args),
     )
 
 

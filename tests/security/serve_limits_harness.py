@@ -71,9 +71,10 @@ class Running:
     def sessions(self) -> int:
         """Sessions the first session manager holds now."""
         app = self.server.config.app
-        for route in app.routes:
-            manager = route.endpoint.session_manager
-            return len(manager._server_instances)
+        for route in app.routes:  # the first MCP endpoint (the probes have no manager)
+            manager = getattr(route.endpoint, "session_manager", None)
+            if manager is not None:
+                return len(manager._server_instances)
         return 0
 
 

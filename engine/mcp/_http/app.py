@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import re
 from collections.abc import AsyncIterator, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import anyio
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
@@ -22,6 +22,7 @@ from starlette.routing import Route
 
 from .._serving import CallShares
 from .limits import Limits, LimitsMiddleware
+from .ops import operations
 from .options import LOOPBACK_HOSTS, HttpOptions, ServeOptionsError, is_loopback
 from .sessions import SessionsMiddleware, SessionTracker
 
@@ -98,7 +99,7 @@ def build_app(
     limits = limits if limits is not None else Limits(options)
     tracker = SessionTracker(options)
     managers: list[StreamableHTTPSessionManager] = []
-    routes: list[Any] = []
+    routes, ops_running = operations(servers, options)  # /healthz, /readyz, /metrics
     shares = CallShares(options.max_concurrent)  # one share per client across every endpoint
     for toolset, served in servers.items():
         served.stateless = options.stateless
@@ -118,6 +119,7 @@ def build_app(
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         limits.bind()
         async with contextlib.AsyncExitStack() as stack:
+            await stack.enter_async_context(ops_running)
             for manager in managers:
                 await stack.enter_async_context(manager.run())
             group = await stack.enter_async_context(anyio.create_task_group())

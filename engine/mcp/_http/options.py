@@ -102,6 +102,9 @@ class HttpOptions:
     """Write each call's arguments into the audit log (secrets masked)."""
     workers: int = 1
     """Processes (uvicorn workers); more than one needs ``stateless``."""
+    metrics: bool = True
+    """Serve ``/metrics`` (Prometheus text format, unauthenticated: keep it on a private
+    network or behind the proxy)."""
 
 
 def is_loopback(host: str) -> bool:
@@ -137,5 +140,7 @@ def check_options(options: HttpOptions) -> None:
             "--workers needs --stateless: a session lives in one process, and a load "
             "balancer without sticky routing would send its requests to another"
         )
+    if options.workers < 1:
+        raise ServeOptionsError("--workers must be at least 1")
     if options.max_body <= 0:
         raise ServeOptionsError("--max-body must be a positive number of bytes")

@@ -2,7 +2,8 @@
 
 ``server``: tools and prompts on the ``mcp`` package's low-level server; ``output``: output
 schemas and structured results; ``approval``: side effects approved by the calling client;
-``stdin``: this process's stdin, line by line.
+``stdin``: this process's stdin, line by line; ``observe``: what a served call looked like,
+for metrics and the audit log.
 """
 
 import typing
@@ -13,6 +14,7 @@ if typing.TYPE_CHECKING:
     from .approval import DEFAULT_APPROVAL_TIMEOUT, elicit_approval
     from .caller import caller_identity, identity_from_token
     from .clients import address_key, client_address, client_key
+    from .observe import CallObserver, CallRecord
     from .server import (
         READ_ONLY_TAGS,
         RegistryServer,
@@ -28,6 +30,8 @@ if typing.TYPE_CHECKING:
 __all__ = [
     "DEFAULT_APPROVAL_TIMEOUT",
     "READ_ONLY_TAGS",
+    "CallObserver",
+    "CallRecord",
     "CallShares",
     "RegistryServer",
     "Reload",
@@ -47,6 +51,8 @@ __all__ = [
 _EXPORTS: dict[str, str] = {
     "DEFAULT_APPROVAL_TIMEOUT": ".approval",
     "READ_ONLY_TAGS": ".server",
+    "CallObserver": ".observe",
+    "CallRecord": ".observe",
     "RegistryServer": ".server",
     "Reload": ".server",
     "build_server": ".server",

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import logging
 import sys
+import time
 from typing import TYPE_CHECKING, Any
 
 import mcp_types as types
@@ -30,11 +31,12 @@ from ..._hints import READ_ONLY_TAGS, tool_hints
 from ..._version import __version__
 from .approval import DEFAULT_APPROVAL_TIMEOUT, McpCall, mark_call, unmark_call
 from .clients import client_key
+from .observe import CallObserver, call_record, notify_observers
 from .output import OutputSchema, call_result, output_schema
 from .shares import CallShares
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
     from pathlib import Path
 
     from ..._entries import RegistryChange
@@ -94,6 +96,10 @@ class RegistryServer:
         self.events = InMemorySubscriptionBus()
         """Change events for 2026-07-28 clients, which listen (``subscriptions/listen``)
         instead of receiving ``list_changed`` notifications on a session."""
+        self.call_observers: list[CallObserver] = []
+        """Told about every answered ``tools/call`` (metrics, the audit log)."""
+        self.reload_observers: list[Callable[[ReloadEvent], None]] = []
+        """Told about every reload :func:`with_reload` runs (the first load included)."""
         self._outputs: dict[str, tuple[ToolSpec, OutputSchema | None]] = {}
         self.sessions: list[ServerSession] = []
         """One session per initialized connection, for server-initiated notifications
@@ -201,11 +207,15 @@ class RegistryServer:
                     redact=registry.secrets.redact,
                 )
             )
+        started = time.perf_counter()
+        outcome = "cancelled"  # unless an answer is reached
         try:
             result = await registry.acall(
                 params.name, params.arguments or {}, context=context, raise_errors=False
             )
+            outcome = "ok" if result.ok else result.error.kind if result.error else "tool_error"
         except Exception as exc:  # a bug below must still answer as a tool error
+            outcome = "internal_error"
             logger.exception("tool %r failed unexpectedly", params.name)
             text = self.registry.secrets.redact(
                 f"Error (internal_error): {type(exc).__name__}: {exc}"
@@ -214,6 +224,12 @@ class RegistryServer:
         finally:
             if token is not None:
                 unmark_call(token)
+            if self.call_observers:
+                duration = time.perf_counter() - started
+                record = call_record(
+                    ctx, params, spec, outcome, duration, session_id=_session_id(ctx)
+                )
+                notify_observers(self.call_observers, record)
         return call_result(result, self.output(spec) if spec is not None else None)
 
     # ---------------------------------------------------------------- prompts
@@ -393,6 +409,7 @@ async def with_reload(served: RegistryServer, reload: Reload | None, body: Any) 
         stop = asyncio.Event()
 
         def report(event: ReloadEvent) -> None:
+            notify_observers(served.reload_observers, event)
             if not event.ok:
                 sys.stderr.write("".join(f"  {line}\n" for line in event.lines()))
                 sys.stderr.flush()
