@@ -37,6 +37,8 @@ __all__ = [
 
 ISSUER = "https://issuer.bench.invalid"
 SCOPE = "tools"
+LEEWAY = 30
+"""Seconds of clock skew allowed on ``exp`` and ``nbf``, as tooldeck's default."""
 DESCRIPTIONS = ("Add two integers.", "Add two integers and return their sum.")
 
 HANDLER_MODULE = '''"""The tool both servers serve."""
@@ -254,7 +256,7 @@ class PyJwtVerifier:
                 algorithms=list(self.ALGORITHMS),
                 audience=self.audience,
                 issuer=self.issuer,
-                leeway=30,
+                leeway=LEEWAY,
                 options={"require": ["exp", "iss", "aud"]},
             )
         except jwt.InvalidTokenError:
@@ -265,7 +267,8 @@ class PyJwtVerifier:
             token=token,
             client_id=str(claims.get("client_id", subject)),
             scopes=scope.split() if isinstance(scope, str) else [],
-            expires_at=claims.get("exp"),
+            # the SDK's bearer middleware refuses a token past expires_at with no leeway
+            expires_at=int(exp) + LEEWAY if isinstance(exp := claims.get("exp"), int) else None,
             resource=self.audience,
             subject=subject,
             claims=claims,
