@@ -156,6 +156,10 @@ class Server:
                     raise SystemExit(f"serve_load: the {self.name} server did not start") from None
                 time.sleep(0.05)
 
+    def check_alive(self) -> None:
+        if self.proc.poll() is not None:
+            raise SystemExit(f"serve_load: the {self.name} server died:\n{self.tail()}")
+
     def tail(self, size: int = 3000) -> str:
         self.log.seek(0)
         return str(self.log.read()[-size:].decode(errors="replace"))

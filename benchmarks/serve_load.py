@@ -169,6 +169,7 @@ async def one_round(side: Side, seconds: float, *, timed: bool) -> None:
 
     # untimed: wakes connections uvicorn closed while the other side ran
     await asyncio.gather(*(_wake(s, failures) for s in side.sessions))
+    side.server.check_alive()
     cpu_before, client_before = side.server.cpu(), time.process_time()
     started = clock()
     await asyncio.gather(*(client(s, started + seconds) for s in side.sessions))
@@ -251,7 +252,12 @@ async def run(opts: argparse.Namespace, project: Project, auth: bool, flags: set
                 project.token(f"client-{i:02d}", side.server.url) if auth else None
                 for i in range(opts.clients)
             ]
-            await open_sessions(side, tokens)
+            try:
+                await open_sessions(side, tokens)
+            except (CallFailed, OSError) as exc:
+                raise SystemExit(
+                    f"serve_load: no session with {side.name}: {exc}\n{side.server.tail()}"
+                ) from None
             if auth:
                 problems += await check_refusals(side, project)
         for problem in problems:
@@ -278,6 +284,7 @@ async def run(opts: argparse.Namespace, project: Project, auth: bool, flags: set
             for name in order:
                 await one_round(sides[name], opts.round, timed=True)
         for side in sides.values():
+            side.server.check_alive()
             side.rss["end"] = side.server.memory()
     finally:
         if rewriter is not None:
