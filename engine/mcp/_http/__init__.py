@@ -11,6 +11,8 @@ from ..._lazy import lazy_getattr as _lazy_getattr
 
 if typing.TYPE_CHECKING:
     from .app import DEFAULT_TOOLSET, build_app, mcp_path, transport_security
+    from .auth import build_verifier, check_auth
+    from .jwt_tokens import JwksKeys, JwtVerifier
     from .options import (
         AuthOptions,
         HttpOptions,
@@ -19,22 +21,41 @@ if typing.TYPE_CHECKING:
         is_loopback,
     )
     from .run import serve_http
+    from .tokens import StaticTokenVerifier, hash_token, load_tokens, new_token, token_entry_yaml
 
 __all__ = [
     "DEFAULT_TOOLSET",
     "AuthOptions",
     "HttpOptions",
+    "JwksKeys",
+    "JwtVerifier",
     "ServeOptionsError",
+    "StaticTokenVerifier",
     "build_app",
+    "build_verifier",
+    "check_auth",
     "check_options",
+    "hash_token",
     "is_loopback",
+    "load_tokens",
     "mcp_path",
+    "new_token",
     "serve_http",
+    "token_entry_yaml",
     "transport_security",
 ]
 
 _EXPORTS: dict[str, str] = {
     "DEFAULT_TOOLSET": ".app",
+    "JwksKeys": ".jwt_tokens",
+    "JwtVerifier": ".jwt_tokens",
+    "StaticTokenVerifier": ".tokens",
+    "build_verifier": ".auth",
+    "check_auth": ".auth",
+    "hash_token": ".tokens",
+    "load_tokens": ".tokens",
+    "new_token": ".tokens",
+    "token_entry_yaml": ".tokens",
     "AuthOptions": ".options",
     "HttpOptions": ".options",
     "ServeOptionsError": ".options",

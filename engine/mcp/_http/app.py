@@ -17,6 +17,7 @@ from mcp.server.transport_security import TransportSecuritySettings
 from starlette.applications import Starlette
 from starlette.routing import Route
 
+from .auth import auth_middleware, build_verifier, metadata_routes, protect
 from .options import LOOPBACK_HOSTS, HttpOptions, is_loopback
 
 if TYPE_CHECKING:
@@ -67,10 +68,12 @@ def _has_port(host: str) -> bool:
 def build_app(servers: Mapping[str, RegistryServer], options: HttpOptions) -> Starlette:
     """The app serving each of ``servers`` (toolset name -> server) at :func:`mcp_path`."""
     security = transport_security(options)
+    verifier = build_verifier(options.auth)  # None: --auth none, nobody is checked
     managers: list[StreamableHTTPSessionManager] = []
     routes: list[Any] = []
     for toolset, served in servers.items():
         served.stateless = options.stateless
+        served.side_effects_scope = options.auth.side_effects_scope if verifier else None
         manager = StreamableHTTPSessionManager(
             app=served.server,
             stateless=options.stateless,
@@ -80,7 +83,11 @@ def build_app(servers: Mapping[str, RegistryServer], options: HttpOptions) -> St
             max_sessions=None if options.stateless else options.max_sessions,
         )
         managers.append(manager)
-        routes.append(Route(mcp_path(toolset), endpoint=StreamableHTTPASGIApp(manager)))
+        endpoint: Any = StreamableHTTPASGIApp(manager)
+        if verifier is not None:
+            endpoint = protect(endpoint, options.auth)  # 401 without a valid token
+        routes.append(Route(mcp_path(toolset), endpoint=endpoint))
+    routes += metadata_routes(options.auth, [mcp_path(toolset) for toolset in servers])
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -89,4 +96,10 @@ def build_app(servers: Mapping[str, RegistryServer], options: HttpOptions) -> St
                 await stack.enter_async_context(manager.run())
             yield
 
-    return Starlette(routes=routes, lifespan=lifespan)
+    # Outermost first. Authentication comes before everything else (per-client limits
+    # count by the verified subject it leaves in the scope); routes that are not
+    # protect()ed, such as health checks and the metadata, stay public.
+    middleware: list[Any] = []
+    if verifier is not None:
+        middleware += auth_middleware(verifier)
+    return Starlette(routes=routes, middleware=middleware, lifespan=lifespan)

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from .._serving import DEFAULT_APPROVAL_TIMEOUT, build_server, with_attached, with_reload
 from .app import DEFAULT_TOOLSET, build_app
+from .auth import check_auth
 from .options import HttpOptions, check_options
 
 if TYPE_CHECKING:
@@ -48,6 +49,7 @@ async def serve_http(
     if stateless is not None:
         options = dataclasses.replace(options, stateless=stateless)
     check_options(options)
+    check_auth(options.auth)
     served = build_server(
         registry,
         name=name,

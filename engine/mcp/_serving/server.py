@@ -27,15 +27,19 @@ from mcp.shared.subscriptions import PromptsListChanged, ToolsListChanged
 
 from ..._errors import ToolCallError
 from ..._hints import READ_ONLY_TAGS, tool_hints
+from ..._identity import missing_scopes
 from ..._version import __version__
 from .approval import DEFAULT_APPROVAL_TIMEOUT, McpCall, mark_call, unmark_call
+from .caller import caller_identity
 from .output import OutputSchema, call_result, output_schema
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
     from pathlib import Path
 
+    from ..._calltypes import ToolResult
     from ..._entries import RegistryChange
+    from ..._identity import AuthIdentity
     from ..._model import ToolSpec
     from ..._registry import ToolRegistry
     from ..._sources import ToolSource
@@ -79,6 +83,9 @@ class RegistryServer:
         """Seconds a client has to answer an approval request (elicitation)."""
         self.stateless = False
         """Serving stateless HTTP: no client can be asked anything (set by the HTTP app)."""
+        self.side_effects_scope: str | None = None
+        """Serving with authentication: the scope a token needs for tools with side effects
+        (set by the HTTP app; ``None``: no scope is asked for)."""
         self.attachment: ToolSource | None = None
         """The attached ``via: client`` servers while serving, if any (for callers to inspect:
         the registry holds them as a source and refreshes them itself before listing)."""
@@ -143,16 +150,22 @@ class RegistryServer:
         self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
         listed = await self.registry.atools()  # lazy servers and expired lists refresh first
-        return types.ListToolsResult(tools=[self.tool(spec) for spec in listed])
+        caller = caller_identity(ctx)  # a tool whose scopes the caller lacks is not offered
+        tools = [self.tool(spec) for spec in listed if not missing_scopes(spec.scopes, caller)]
+        return types.ListToolsResult(tools=tools)
 
     async def _call_tool(
         self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
         registry = self.registry
         context = {"mcp_session_id": _session_id(ctx), "mcp_request_id": ctx.request_id}
+        caller = caller_identity(ctx)
         spec = registry.get_tool(params.name)
         if spec is None and await registry.arefresh_sources(params.name):
             spec = registry.get_tool(params.name)  # a lazy server's tool, listed just now
+        refused = self._side_effects_refused(spec, caller)
+        if refused is not None:
+            return call_result(refused, None)
         # Only a tool with side effects asks the approver, which may ask this client:
         # mark the call for it then (an unknown tool is answered without asking anyone).
         token = None
@@ -168,7 +181,11 @@ class RegistryServer:
             )
         try:
             result = await registry.acall(
-                params.name, params.arguments or {}, context=context, raise_errors=False
+                params.name,
+                params.arguments or {},
+                context=context,
+                raise_errors=False,
+                auth=caller,
             )
         except Exception as exc:  # a bug below must still answer as a tool error
             logger.exception("tool %r failed unexpectedly", params.name)
@@ -180,6 +197,31 @@ class RegistryServer:
             if token is not None:
                 unmark_call(token)
         return call_result(result, self.output(spec) if spec is not None else None)
+
+    def _side_effects_refused(
+        self, spec: ToolSpec | None, caller: AuthIdentity | None
+    ) -> ToolResult | None:
+        """A tool with side effects, over authenticated HTTP, for a token without the scope.
+
+        Approval by elicitation is only as good as the client that answers it, and
+        a client can answer its own questions; it cannot grant itself a scope, which
+        the token's issuer (or the tokens file) decides.
+        """
+        scope = self.side_effects_scope
+        if scope is None or spec is None or not spec.side_effects or caller is None:
+            return None
+        if scope in caller.scopes or missing_scopes(spec.scopes, caller):
+            return None  # (a tool it may not see at all is refused by the registry, as such)
+        from ..._calling import error_result, new_call_id
+
+        return error_result(
+            "not_permitted",
+            f"the tool {spec.name!r} has side effects, which this server runs only for a "
+            f"token carrying the scope {scope}; this caller's token does not carry it, so "
+            "the call was not run",
+            tool_name=spec.name,
+            call_id=new_call_id(),
+        )
 
     # ---------------------------------------------------------------- prompts
     async def _list_prompts(
