@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from .._calling import ApprovalCallback, ApprovalRequest
     from .._registry import ToolRegistry
     from ..mcp import Reload
+    from ..mcp._http import HttpOptions
 
 
 __all__ = ["add_arguments", "run", "stdout_is_protocol"]
@@ -36,6 +37,7 @@ __all__ = ["add_arguments", "run", "stdout_is_protocol"]
 
 def add_arguments(serve: argparse.ArgumentParser) -> None:
     from ._attached import add_connect_options
+    from ._serve_auth import add_auth_arguments
 
     add_common(serve)
     add_allow_errors(serve)
@@ -76,6 +78,7 @@ def add_arguments(serve: argparse.ArgumentParser) -> None:
             "no approval requests either, so side effects need --allow-side-effects)"
         ),
     )
+    add_auth_arguments(serve)
 
 
 def stdout_is_protocol(args: argparse.Namespace) -> bool:
@@ -96,11 +99,18 @@ def _ask_client() -> ApprovalCallback:
 def run(args: argparse.Namespace) -> int:
     import asyncio
 
+    from ._serve_auth import hash_token_command
+
+    if args.hash_token:
+        return hash_token_command()
     if args.stateless and args.transport != "http":
         print("tooldeck: --stateless applies to --transport http only", file=sys.stderr)
         return EXIT_USAGE
     if not args.approval_timeout > 0:
         print("tooldeck: --approval-timeout must be a positive number", file=sys.stderr)
+        return EXIT_USAGE
+    options = _http_options(args)
+    if options is None:
         return EXIT_USAGE
     registry, reload = _registry(args)
     from ..mcp import serve_http, serve_stdio
@@ -116,9 +126,7 @@ def run(args: argparse.Namespace) -> int:
                 asyncio.run(
                     serve_http(
                         registry,
-                        host=args.host,
-                        port=args.port,
-                        stateless=args.stateless,
+                        options=options,
                         reload=reload,
                         approval_timeout=args.approval_timeout,
                         attach=not args.offline,
@@ -138,6 +146,31 @@ def run(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         pass
     return EXIT_OK
+
+
+def _http_options(args: argparse.Namespace) -> HttpOptions | None:
+    """The HTTP server's options, checked (and announced on stderr); ``None`` after a
+    usage error, said on stderr. Over stdio: the defaults, unused."""
+    from ..mcp._http import HttpOptions, ServeOptionsError, check_auth, check_options
+    from ._serve_auth import auth_banner, auth_options
+
+    options = HttpOptions(
+        host=args.host, port=args.port, stateless=args.stateless, **auth_options(args)
+    )
+    if args.transport != "http":
+        if options != HttpOptions(stateless=args.stateless, host=args.host, port=args.port):
+            print("tooldeck: --auth and its flags apply to --transport http only", file=sys.stderr)
+            return None
+        return options
+    try:
+        check_options(options)
+        check_auth(options.auth)
+    except ServeOptionsError as exc:
+        print(f"tooldeck: {exc}", file=sys.stderr)
+        return None
+    for line in auth_banner(options):
+        print(line, file=sys.stderr)
+    return options
 
 
 def _registry(args: argparse.Namespace) -> tuple[ToolRegistry, Reload | None]:

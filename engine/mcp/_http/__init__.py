@@ -2,7 +2,10 @@
 
 ``options``: what a server is run with, and the combinations refused; ``app``: the
 Starlette application (one session manager per toolset, Host and Origin checks);
-``run``: :func:`serve_http`, uvicorn around the app.
+``run``: :func:`serve_http`, uvicorn around the app. ``auth``: the app as an OAuth
+resource server (the ``mcp`` package's bearer middleware, RFC 9728 metadata) with the
+verifier of ``--auth``: ``tokens`` (static tokens known by digest) or ``jwt_tokens``
+(PyJWT, a PEM key or a JWKS).
 """
 
 import typing
@@ -21,10 +24,18 @@ if typing.TYPE_CHECKING:
         is_loopback,
     )
     from .run import serve_http
-    from .tokens import StaticTokenVerifier, hash_token, load_tokens, new_token, token_entry_yaml
+    from .tokens import (
+        MIN_TOKEN_LENGTH,
+        StaticTokenVerifier,
+        hash_token,
+        load_tokens,
+        new_token,
+        token_entry_yaml,
+    )
 
 __all__ = [
     "DEFAULT_TOOLSET",
+    "MIN_TOKEN_LENGTH",
     "AuthOptions",
     "HttpOptions",
     "JwksKeys",
@@ -48,6 +59,7 @@ __all__ = [
 _EXPORTS: dict[str, str] = {
     "DEFAULT_TOOLSET": ".app",
     "JwksKeys": ".jwt_tokens",
+    "MIN_TOKEN_LENGTH": ".tokens",
     "JwtVerifier": ".jwt_tokens",
     "StaticTokenVerifier": ".tokens",
     "build_verifier": ".auth",

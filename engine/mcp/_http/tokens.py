@@ -92,8 +92,8 @@ def load_tokens(path: Path) -> dict[str, TokenEntry]:
         raise ServeOptionsError(f"--tokens: {doc.diagnostics[0].format()}")
     data = doc.data
 
-    def fail(where: tuple[str | int, ...], message: str) -> ServeOptionsError:
-        return ServeOptionsError(f"--tokens: {doc.locate(where)}: {message}")
+    def fail(where: tuple[str | int, ...], message: str, key: bool = False) -> ServeOptionsError:
+        return ServeOptionsError(f"--tokens: {doc.locate(where, key=key)}: {message}")
 
     if not isinstance(data, list) or not data:
         raise fail((), "expected a non-empty list of entries `- sha256: ...`")
@@ -108,10 +108,12 @@ def load_tokens(path: Path) -> dict[str, TokenEntry]:
                 "a token in clear is refused: store its SHA-256 digest as `sha256:` "
                 "(`tooldeck serve --hash-token` prints the entry) and give the token to "
                 "the client only",
+                key=True,
             )
         unknown = sorted(set(item) - _KEYS)
         if unknown:
-            raise fail((*at, unknown[0]), f"unknown key {unknown[0]!r}; known: {sorted(_KEYS)}")
+            known = ", ".join(sorted(_KEYS))
+            raise fail((*at, unknown[0]), f"unknown key {unknown[0]!r}; known: {known}", key=True)
         digest = item.get("sha256")
         if not isinstance(digest, str) or not _HEX.fullmatch(digest.lower()):
             raise fail((*at, "sha256"), "sha256 must be 64 hexadecimal digits")
