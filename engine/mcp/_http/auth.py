@@ -167,12 +167,15 @@ def metadata_routes(auth: AuthOptions, served_paths: Iterable[str]) -> list[Rout
     if url is None or auth.audience is None or auth.authorization_server is None:
         return []
     from mcp.server.auth.routes import create_protected_resource_routes
-    from pydantic import AnyHttpUrl
     from starlette.routing import Route
 
+    # Strings, not AnyHttpUrl: the metadata model keeps a URL without a path as written
+    # (an issuer is compared as an exact string; AnyHttpUrl would add a "/").
+    resource: Any = auth.audience
+    server: Any = auth.authorization_server
     route = create_protected_resource_routes(
-        resource_url=AnyHttpUrl(auth.audience),
-        authorization_servers=[AnyHttpUrl(auth.authorization_server)],
+        resource_url=resource,
+        authorization_servers=[server],
         resource_name="tooldeck",
     )[0]
     paths = {urlparse(str(url)).path, WELL_KNOWN}
