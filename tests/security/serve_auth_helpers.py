@@ -33,6 +33,16 @@ from tooldeck.mcp._http import DEFAULT_TOOLSET, HttpOptions, build_app
 from tooldeck.mcp._serving import build_server
 
 DEADLINE = 30.0
+INIT = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "t", "version": "1"},
+    },
+}
 AUDIENCE = "http://127.0.0.1/mcp"
 ISSUER = "https://issuer.example"
 

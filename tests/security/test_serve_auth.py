@@ -15,7 +15,6 @@ from typing import Any
 import httpx2
 import pytest
 
-from tooldeck.mcp._http import AuthOptions, HttpOptions, hash_token
 from tests.security.serve_auth_helpers import (
     AUDIENCE,
     ISSUER,
@@ -29,6 +28,7 @@ from tests.security.serve_auth_helpers import (
     sign,
     text_of,
 )
+from tooldeck.mcp._http import AuthOptions, HttpOptions, hash_token
 
 KEY = rsa_key()
 OTHER_KEY = rsa_key()
@@ -254,7 +254,7 @@ def test_a_public_bind_checks_host_against_allowed_host(tmp_path: Path, written:
         f"- sha256: {hash_token('public-token-0123456789')}\n  subject: a\n", encoding="utf-8"
     )
     options = HttpOptions(
-        host="0.0.0.0",  # noqa: S104 - the point of the test; reached over loopback only
+        host="0.0.0.0",  # the point of the test; reached over loopback only
         port=free_port(),
         auth=AuthOptions(mode="bearer", tokens_file=tokens),
         allowed_hosts=("tools.example",),
@@ -276,7 +276,7 @@ def test_a_public_bind_checks_host_against_allowed_host(tmp_path: Path, written:
 def test_the_options_are_refused_as_the_cli_refuses_them():
     from tooldeck.mcp._http import ServeOptionsError, check_auth, check_options
 
-    public = HttpOptions(host="0.0.0.0", allowed_hosts=("x",))  # noqa: S104
+    public = HttpOptions(host="0.0.0.0", allowed_hosts=("x",))
     with pytest.raises(ServeOptionsError, match="--insecure-no-auth"):
         check_options(public)
     check_options(dataclasses.replace(public, insecure_no_auth=True))
