@@ -121,6 +121,13 @@ def as_path(value: Any, where: _Where) -> Path:
     return path
 
 
+def as_log_path(value: Any, where: _Where) -> str:
+    """``-`` (standard error) or a path inside the project (:func:`as_path`)."""
+    if value == "-":
+        return "-"
+    return str(as_path(value, where))
+
+
 def parsed_by(parse: Callable[[str], Any]) -> Convert:
     """A string setting parsed as its flag's value is (``"20/s"``, ``"1MiB"``)."""
 
