@@ -39,6 +39,9 @@ class LintSettings:
     token_budget: int = 4000
     severity: dict[str, str] = field(default_factory=dict)
     source: str | None = None
+    serve_auth: str = "none"
+    """``[tool.tooldeck.serve] auth`` as written (read leniently: absent, empty or false is
+    ``"none"``, any other value is its text); TD415 warns while it is ``"none"``."""
 
 
 @dataclass(frozen=True)
