@@ -49,6 +49,7 @@ def _auth_without_authentication(ctx: LintContext) -> Iterator[Diagnostic]:
                 "TD415",
                 f"every tool of bundle {bundle.name!r} declares scopes, but authentication is "
                 f"off: without it every caller may call them; {_FIX}",
+                key=True,
             )
         if _scopes(entry):
             yield ctx.at(
@@ -58,6 +59,7 @@ def _auth_without_authentication(ctx: LintContext) -> Iterator[Diagnostic]:
                 f"tool {spec.name!r} declares scopes, but authentication is off: without it "
                 f"every caller may call the tool; {_FIX}",
                 spec.name,
+                key=True,
             )
         params = entry.get("params")
         for index, raw in enumerate(params if isinstance(params, list) else ()):
@@ -77,6 +79,7 @@ def _auth_without_authentication(ctx: LintContext) -> Iterator[Diagnostic]:
                 f"caller's token, but authentication is off: there is no token, so {outcome}; "
                 f"{_FIX}",
                 spec.name,
+                key=True,
             )
 
 
