@@ -116,8 +116,7 @@ class AuthPlan:
 
     def _missing(self, param: ParamDescriptor, claim: str, auth: AuthIdentity | None) -> str:
         what = (
-            f"parameter {param.name!r} of tool {self.tool!r} comes from "
-            f"{_source(claim, _CALLERS)}"
+            f"parameter {param.name!r} of tool {self.tool!r} comes from {_source(claim, _CALLERS)}"
         )
         if auth is None:
             return (
@@ -125,7 +124,10 @@ class AuthPlan:
                 "the call was not run"
             )
         carried = "no subject" if claim == SUBJECT else f"no {claim!r} claim (or a null one)"
-        return f"{what}, not from the model, and the caller's token carries {carried}; the call was not run"
+        return (
+            f"{what}, not from the model, and the caller's token carries {carried}; "
+            "the call was not run"
+        )
 
 
 def auth_plan(spec: ToolSpec, root_defs: Mapping[str, Any] | None) -> AuthPlan | None:

@@ -31,8 +31,8 @@ def tool_input_schema(
 ) -> dict[str, Any]:
     """The object schema a model fills in to call a tool with ``params``.
 
-    Hidden parameters (injected, ``from_auth``) are left out at the top level; ``nested=True`` is for
-    an object parameter's fields, which are never injected. The object is
+    Hidden parameters (injected, ``from_auth``) are left out at the top level;
+    ``nested=True`` is for an object parameter's fields, which are never hidden. The object is
     closed (``additionalProperties: false``) unless ``additional_properties``
     (:attr:`ToolSpec.additional_properties <tooldeck.ToolSpec.additional_properties>`),
     which says ``true`` explicitly, so every provider sees the choice.

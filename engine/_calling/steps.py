@@ -87,7 +87,7 @@ def accept(prepared: PreparedTool, arguments: Any, call_id: str, lenient: bool) 
 def fill_auth(
     prepared: PreparedTool, args: dict[str, Any], call_id: str, auth: AuthIdentity | None
 ) -> None:
-    """Fill the ``from_auth`` parameters from ``auth`` (in place); ``not_permitted`` if one cannot be.
+    """Fill the ``from_auth`` parameters from ``auth`` (in place); ``not_permitted`` if not.
 
     Only for a tool with a plan (``prepared.from_auth``), which never takes the
     plain route: the pipeline calls it right after :func:`accept`.

@@ -19,7 +19,7 @@ from .rules import LintContext, rule
 
 __all__: list[str] = []
 
-_FIX = "set [tool.tooldeck.serve] auth (e.g. auth = \"jwt\") or pass auth= where the tools run"
+_FIX = 'set [tool.tooldeck.serve] auth (e.g. auth = "jwt") or pass auth= where the tools run'
 
 
 @rule("TD415", "auth-without-authentication", Severity.WARNING)

@@ -124,9 +124,7 @@ def test_no_identity_is_refused_and_the_handler_does_not_run() -> None:
     assert ran == []
 
 
-@pytest.mark.parametrize(
-    "claims", [{}, {"email": None}], ids=["missing", "null"]
-)
+@pytest.mark.parametrize("claims", [{}, {"email": None}], ids=["missing", "null"])
 def test_a_missing_or_null_claim_is_refused(claims: dict[str, object]) -> None:
     registry = registry_with(EMAIL)
     message = refusal(registry.call("my_orders", {}, auth=AuthIdentity(subject="b", claims=claims)))

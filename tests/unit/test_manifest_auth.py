@@ -104,7 +104,10 @@ def test_a_bad_file_scope_and_unknown_auth_key_are_located(tmp_path: Path) -> No
         tools:
           - handler: tooldeck.handlers.files:read_file
         """
-    found = sorted((code, line, message.split(";")[0]) for code, line, _, message in diagnostics(tmp_path, text))
+    found = sorted(
+        (code, line, message.split(";")[0])
+        for code, line, _, message in diagnostics(tmp_path, text)
+    )
     assert found == [
         ("TD210", 2, "unknown key 'roles'"),
         ("TD213", 2, '"a b" does not have the expected form (e.g. "orders:write")'),
@@ -171,7 +174,9 @@ def test_a_use_entry_carries_its_scopes(tmp_path: Path) -> None:
 def lint_codes(tmp_path: Path, settings: LintSettings) -> list[tuple[str, int]]:
     path = write(tmp_path, "orders.yaml", ORDERS)
     registry, result = load(path)
-    return [(d.code, d.location.line) for d in lint(result, registry, settings) if d.code == "TD415"]
+    return [
+        (d.code, d.location.line) for d in lint(result, registry, settings) if d.code == "TD415"
+    ]
 
 
 def test_td415_warns_at_each_key_that_asks_for_an_identity(tmp_path: Path) -> None:

@@ -367,9 +367,7 @@ def _drive(steps: Generator[Effect, Any, LoopResult], runner: _Runner) -> LoopRe
                 batch = effect[1]
                 if len(batch) == 1:  # nothing to overlap: skip starting an event loop
                     one = batch[0]
-                    value = [
-                        registry.call(one.name, one.arguments, call_id=one.call_id, auth=auth)
-                    ]
+                    value = [registry.call(one.name, one.arguments, call_id=one.call_id, auth=auth)]
                 else:
                     value = registry.call_many(
                         batch, strategy=strategy, limit=runner.limit, auth=auth
