@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import sys
 
+from .._words import plural
 from ._common import (
     EXIT_OK,
     EXIT_USAGE,
@@ -319,24 +320,31 @@ def _http_banner(options: HttpOptions, named: Mapping[str, Toolset]) -> list[str
 
 
 def _warn_unenforced_scopes(registry: ToolRegistry, options: HttpOptions | None) -> None:
-    """Say so when tools declare scopes that nobody's token will be checked against."""
+    """Say so when tools need an identity that no token will provide (stdio, --auth none).
+
+    Scopes are then not checked (every client may call the tool), and a ``from_auth:``
+    parameter has nothing to be filled from (every call of the tool is refused).
+    """
     if options is not None and options.auth.mode != "none":
         return
-    scoped = [spec.name for spec in registry.tools() if spec.scopes]
-    if not scoped:
-        return
-    from .._words import plural
-
-    shown = ", ".join(scoped[:5]) + (", ..." if len(scoped) > 5 else "")
+    tools = registry.tools()
+    scoped = [spec.name for spec in tools if spec.scopes]
+    bound = [spec.name for spec in tools if any(p.from_auth for p in spec.params)]
     how = "over stdio" if options is None else "with --auth none"
-    print(
-        f"tooldeck: warning: {plural(len(scoped), 'tool')} "
-        f"{'declares' if len(scoped) == 1 else 'declare'} scopes ({shown}), which are "
-        f"not checked {how}: every client may call them (serve over HTTP with --auth bearer "
-        "or --auth jwt to enforce them)",
-        file=sys.stderr,
-        flush=True,
-    )
+    fix = "serve over HTTP with --auth bearer or --auth jwt"
+    for names, what, consequence in (
+        (scoped, "scopes", "which are not checked {how}: every client may call them"),
+        (bound, "from_auth parameters", "which {how} have no token to come from: every call fails"),
+    ):
+        if names:
+            shown = ", ".join(names[:5]) + (", ..." if len(names) > 5 else "")
+            verb = "declares" if len(names) == 1 else "declare"
+            print(
+                f"tooldeck: warning: {plural(len(names), 'tool')} {verb} {what} ({shown}), "
+                f"{consequence.format(how=how)} ({fix})",
+                file=sys.stderr,
+                flush=True,
+            )
 
 
 def _selected(args: argparse.Namespace, named: Mapping[str, Toolset]) -> Toolset | None:

@@ -157,3 +157,45 @@ def test_hash_token_prints_the_entry_for_a_piped_token(project: Path):
     assert TOKEN not in done.stdout + done.stderr
     assert serve(project, "--hash-token", stdin="").returncode == 2
     assert serve(project, "--hash-token", stdin="short").returncode == 2
+
+
+SCOPED = """\
+version: 1
+tools:
+  - name: shout
+    handler: shout_handlers:shout
+    description: Shout a word.
+    auth: {scopes: ["words:write"]}
+    params:
+      - {name: word, description: "The word"}
+  - name: greet_me
+    handler: shout_handlers:shout
+    description: Shout the caller's email.
+    params:
+      - {name: word, description: "The caller's email", from_auth: email}
+"""
+
+
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+def test_tools_that_need_an_identity_are_named_when_nobody_is_authenticated(
+    project: Path, transport: str
+) -> None:
+    # Stdio ends when its input does; over HTTP the server runs until stopped.
+    (project / "tools.yaml").write_text(SCOPED, encoding="utf-8")
+    if transport == "stdio":
+        done = serve(project, stdin="")
+        stderr = done.stderr
+    else:
+        port = free_port()
+        with running(project, port) as log:
+            stderr = log.read_text()
+    assert "1 tool declares scopes (shout), which are not checked" in stderr
+    assert "1 tool declares from_auth parameters (greet_me)" in stderr
+    assert "every call fails" in stderr
+
+
+def test_no_warning_when_tokens_are_checked(project: Path) -> None:
+    (project / "tools.yaml").write_text(SCOPED, encoding="utf-8")
+    port = free_port()
+    with running(project, port, "--auth", "bearer", "--tokens", "tokens.yaml") as log:
+        assert "warning" not in log.read_text()
