@@ -15,9 +15,11 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
-from mcp.server.transport_security import TransportSecuritySettings
+from mcp.server.transport_security import TransportSecurityMiddleware, TransportSecuritySettings
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
+from starlette.requests import Request
+from starlette.responses import Response
 from starlette.routing import Route
 
 from .._serving import CallShares
@@ -102,6 +104,10 @@ def build_app(
     verifier = build_verifier(options.auth)  # None: --auth none, nobody is checked
     managers: list[StreamableHTTPSessionManager] = []
     routes, ops_running = operations(servers, options)  # /healthz, /readyz, /metrics
+    # /metrics names the tools and servers: a page that rebinds its DNS name to this
+    # server could read it, so it checks Host and Origin as /mcp does. The probes stay
+    # open to any Host (a load balancer or Kubernetes asks by IP address).
+    routes = [_host_checked(r, security) if r.path == "/metrics" else r for r in routes]
     shares = CallShares(options.max_concurrent)  # one share per client across every endpoint
     for toolset, served in servers.items():
         served.stateless = options.stateless
@@ -148,6 +154,20 @@ def build_app(
         Middleware(SessionsMiddleware, tracker=tracker),
     ]
     return Starlette(routes=routes, middleware=middleware, lifespan=lifespan)
+
+
+def _host_checked(route: Route, security: TransportSecuritySettings) -> Route:
+    """``route`` answering 421/403 to a foreign Host/Origin, with the ``mcp`` package's check."""
+    checker = TransportSecurityMiddleware(security)
+    inner = route.endpoint
+
+    async def endpoint(request: Request) -> Response:
+        refused = await checker.validate_request(request, is_post=False)
+        if refused is not None:
+            return refused
+        return await inner(request)  # type: ignore[no-any-return]
+
+    return Route(route.path, endpoint=endpoint, methods=list(route.methods or ()))
 
 
 async def _housekeeping(limits: Limits, tracker: SessionTracker, idle_timeout: float) -> None:
