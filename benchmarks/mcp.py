@@ -843,9 +843,14 @@ async def serve_http_child(kind: str, port: int) -> None:
     import uvicorn
 
     if kind in (TOOLDECK, INLINE):
-        from tooldeck.mcp import serve_http
+        from tooldeck.mcp import HttpOptions, serve_http
 
-        await serve_http(tooldeck_registry(inline=kind == INLINE), port=port)
+        # One benchmark client is one client to the per-client limits: lift them, so the
+        # figures measure serving, not the rate limit (MCPServer has none).
+        unlimited = HttpOptions(
+            port=port, rate_limit=None, max_concurrent=64, max_connections_per_client=1024
+        )
+        await serve_http(tooldeck_registry(inline=kind == INLINE), options=unlimited)
         return
     app = (
         mcpserver_server().streamable_http_app(host="127.0.0.1")

@@ -24,6 +24,7 @@ from ._model import ToolSpec
 from ._validation import Checker, describe_errors
 
 if TYPE_CHECKING:
+    from ._authparams import AuthPlan
     from ._identity import AuthIdentity
     from ._portal import LoopPortal
     from ._results import ResultShaper
@@ -121,9 +122,18 @@ class ExtraKeys:
     """Names an undeclared key may never take: handler parameters, injections."""
     passed: bool
     """The handler takes ``**kwargs``: undeclared keys that are not blocked reach it."""
+    refused: Mapping[str, str] = field(default_factory=dict)
+    """``from_auth`` parameters -> the words a call that sends one is refused with."""
 
     def strip(self, arguments: dict[str, Any]) -> None:
-        """Drop the undeclared keys the handler must not receive (in place)."""
+        """Drop the undeclared keys the handler must not receive (in place).
+
+        A ``from_auth`` parameter sent anyway is not dropped quietly: the call
+        is refused (:class:`ArgumentError`), as a closed tool's schema refuses it.
+        """
+        sent = [self.refused[k] for k in arguments if k in self.refused]
+        if sent:
+            raise ArgumentError(sent)
         for key in [k for k in arguments if k not in self.declared]:
             if not self.passed or key in self.blocked:
                 del arguments[key]
@@ -168,6 +178,12 @@ class PreparedTool:
     extras: ExtraKeys | None = None
     """For an open tool (``ToolSpec.additional_properties``): which undeclared keys reach
     the handler. None for a closed tool, whose check refuses them."""
+    from_auth: AuthPlan | None = None
+    """How ``from_auth`` parameters are filled from the caller (:mod:`tooldeck._authparams`);
+    None for a tool without them, decided at registration: such a tool is never ``plain``."""
+    refused: Mapping[str, str] | None = None
+    """The words for arguments the schema does not take: ``spec.refused_arguments`` plus
+    each ``from_auth`` parameter's; None when they are ``spec.refused_arguments`` alone."""
 
     def explain(self, arguments: Any) -> list[str]:
         """Every reason ``arguments`` fail this tool's schema, model-readable."""
@@ -178,7 +194,7 @@ class PreparedTool:
             self.explainer.validator(),
             arguments,
             descriptions=self.descriptions,
-            refused=self.spec.refused_arguments,
+            refused=self.spec.refused_arguments if self.refused is None else self.refused,
         ) or [
             "arguments do not match the tool's schema",
         ]

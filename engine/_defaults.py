@@ -80,6 +80,7 @@ def default_plan(
     problems: list[RegistrationError] = []
     seen: list[str] = []
     names = {p.name for p in spec.params}
+    from_auth = {p.name for p in spec.params if p.from_auth is not None}
     for index, param in enumerate(spec.params):
         at = ("params", index, "default")
         check = compile_checker(param, root_defs=root_defs)
@@ -90,7 +91,20 @@ def default_plan(
             value = param.default
             refs = PLACEHOLDER.findall(value) if isinstance(value, str) else []
             wrong = [ref for ref in refs if ref not in seen]
-            if wrong:
+            bound = [ref for ref in refs if ref in from_auth]
+            if bound and not wrong:  # filled after the defaults, from the caller's identity
+                problems.append(
+                    RegistrationError(
+                        f"parameter {param.name!r}: default {show_json(value)} refers to "
+                        f"{bound[0]!r}, which is filled from the caller's identity "
+                        "(from_auth) after defaults are; a placeholder cannot name it",
+                        tool_name=spec.name,
+                        param=param.name,
+                        code="TD106",
+                        path=at,
+                    )
+                )
+            elif wrong:
                 where = "a later" if wrong[0] in names else "an unknown"
                 problems.append(
                     RegistrationError(

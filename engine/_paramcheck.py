@@ -124,7 +124,7 @@ def compile_object_checker(
     ``open_keys`` accepts keys no parameter declares (with any value), as an
     object schema with ``additionalProperties: true`` does.
     """
-    visible = [p for p in params if nested or p.injected is None]
+    visible = [p for p in params if nested or not p.hidden]
     checks = {p.name: compile_checker(p, root_defs=root_defs) for p in visible}
     required = frozenset(p.name for p in visible if p.required)
     get = checks.get

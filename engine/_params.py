@@ -192,6 +192,11 @@ class ParamDescriptor:
     """A raw JSON Schema fragment for what descriptors cannot express; it wins."""
     inject: str | None = field(default=None, kw_only=True)
     """Fill this parameter from the call context instead of the model (see INJECTABLE)."""
+    from_auth: str | None = field(default=None, kw_only=True)
+    """Fill this parameter from the verified caller instead of the model: the name of a
+    claim of the caller's token (``email``, ``tenant``), or ``subject``
+    (:meth:`AuthIdentity.value <tooldeck.AuthIdentity.value>`). Never shown to the model;
+    a call without the claim is refused unless the parameter is optional."""
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name:
@@ -232,6 +237,8 @@ class ParamDescriptor:
                 path=("inject",),
                 **where,
             )
+        if self.from_auth is not None:
+            _check_from_auth(self)
         if isinstance(self.enum, str | bytes | Mapping) or (
             self.enum is not None and len(self.enum) == 0
         ):
@@ -283,11 +290,20 @@ class ParamDescriptor:
         """What fills this parameter when it is a tool's top-level parameter.
 
         ``project_dir`` is injected by name (as the Java API does) even without
-        ``inject=``; nested object fields are never injected.
+        ``inject=`` (unless it is ``from_auth``); nested object fields are never injected.
         """
         if self.inject is not None:
             return self.inject
-        return "project_dir" if self.name == "project_dir" else None
+        return "project_dir" if self.name == "project_dir" and self.from_auth is None else None
+
+    @property
+    def hidden(self) -> bool:
+        """Not the model's to send: injected, or filled from the caller's identity.
+
+        A tool's hidden parameters are in no schema, export or listing; the
+        decision is made here once so every one of them leaves out the same ones.
+        """
+        return self.from_auth is not None or self.injected is not None
 
 
 Param = ParamDescriptor
@@ -340,6 +356,31 @@ def _check_constraints(param: ParamDescriptor) -> None:
                 code="TD107",
                 path=("pattern",),
             ) from None
+
+
+def _check_from_auth(param: ParamDescriptor) -> None:
+    """A claim name a token can carry, and no second source for the same value (TD105)."""
+    claim = param.from_auth
+    if not isinstance(claim, str) or not claim or claim != claim.strip() or _unprintable(claim):
+        raise RegistrationError(
+            f"parameter {param.name!r}: from_auth must name a claim of the caller's token "
+            f"(e.g. email) or 'subject', got {show_json(claim)}",
+            param=param.name,
+            code="TD105",
+            path=("from_auth",),
+        )
+    if param.inject is not None:
+        raise RegistrationError(
+            f"parameter {param.name!r} is filled either by inject= or by from_auth=, not both",
+            param=param.name,
+            code="TD105",
+            path=("from_auth",),
+        )
+
+
+def _unprintable(text: str) -> bool:
+    """Whitespace or control characters: no claim name has them, a typo or paste does."""
+    return any(ch.isspace() or not ch.isprintable() for ch in text)
 
 
 def _normalize(value: Any, param: str) -> str | tuple[str, ...]:

@@ -18,9 +18,10 @@ import inspect
 import math
 import weakref
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
+from ._authparams import auth_plan, sent_words
 from ._binding import Explainer, ExtraKeys, PreparedTool
 from ._convert import converter_for, fitted_converter
 from ._defaults import check_fragments, default_plan, nested_default_problems, raise_all
@@ -45,7 +46,9 @@ def prepare_tool(spec: ToolSpec) -> PreparedTool:
         raise RegistrationError(
             f"tool name {spec.name!r} {problem}", tool_name=spec.name, path=("name",)
         )
+    spec = _with_scopes(spec)
     signature = signature_of(spec.handler)
+    bound = any(p.from_auth is not None for p in spec.params)
     common: dict[str, Any] = {
         "spec": spec,
         "name": spec.name,
@@ -55,6 +58,7 @@ def prepare_tool(spec: ToolSpec) -> PreparedTool:
             and spec.retry is None
             and not spec.side_effects
             and not spec.substitute_result
+            and not bound  # filled from the caller by the pipeline only: plain calls pay nothing
         ),
         "shaper": _shaper(spec),
     }
@@ -93,6 +97,12 @@ def prepare_tool(spec: ToolSpec) -> PreparedTool:
     defaults, problems = default_plan(spec, root_defs, handler_defaults)
     raise_all(spec, nested_default_problems(spec, root_defs or {}) + problems)
     binding = _bind_handler(spec, signature)
+    from_auth = auth_plan(spec, root_defs) if bound else None
+    refused = (
+        {**spec.refused_arguments, **{p.name: sent_words(p) for p in spec.params if p.from_auth}}
+        if bound
+        else None
+    )
     return PreparedTool(
         **common,
         schema=schema,
@@ -102,6 +112,7 @@ def prepare_tool(spec: ToolSpec) -> PreparedTool:
             p.name
             for p in spec.params
             if not p.required
+            and p.from_auth is None  # a null the model sends for it is refused, not dropped
             and p.schema is None
             and "null" not in p.types
             and p.types
@@ -113,7 +124,7 @@ def prepare_tool(spec: ToolSpec) -> PreparedTool:
         coercers=tuple(
             (p.name, fix)
             for p in spec.params
-            if p.injected is None
+            if not p.hidden
             for fix in [_coercer(p)]
             if fix is not None
         ),
@@ -124,28 +135,36 @@ def prepare_tool(spec: ToolSpec) -> PreparedTool:
         pass_mapping=False,
         mapping_name="",
         explainer=Explainer(schema),
-        extras=_extra_keys(spec, profile, binding) if spec.additional_properties else None,
+        extras=_extra_keys(spec, profile, binding, refused) if spec.additional_properties else None,
+        from_auth=from_auth,
+        refused=refused,
     )
 
 
 def _extra_keys(
-    spec: ToolSpec, profile: _HandlerProfile | None, binding: _HandlerBinding
+    spec: ToolSpec,
+    profile: _HandlerProfile | None,
+    binding: _HandlerBinding,
+    refused: dict[str, str] | None,
 ) -> ExtraKeys:
     """Where an open tool's undeclared keys may go (see :class:`ExtraKeys`).
 
     The names tooldeck injects (``project_dir``, ``context`` ...) are never
     passed, even to a handler that does not ask for them: a ``**kwargs``
     handler may read them as trusted. Without a signature to read (a
-    builtin), nothing is passed: the handler may not take them.
+    builtin), nothing is passed: the handler may not take them. A ``from_auth``
+    parameter sent anyway is refused, with ``refused``'s words, as a closed
+    tool's schema refuses it.
     """
     named = frozenset(profile.params) if profile is not None else frozenset()
     return ExtraKeys(
-        declared=frozenset(p.name for p in spec.params if p.injected is None),
+        declared=frozenset(p.name for p in spec.params if not p.hidden),
         blocked=named
         | frozenset(INJECTABLE)
         | frozenset(p.name for p in spec.params)
         | frozenset(name for name, _ in binding.injections),
         passed=profile is not None and profile.takes_kwargs,
+        refused={p.name: refused[p.name] for p in spec.params if p.from_auth and refused},
     )
 
 
@@ -345,6 +364,33 @@ def _bind_handler(spec: ToolSpec, signature: inspect.Signature | None) -> _Handl
                     path=("params", index),
                 )
     return _HandlerBinding(tuple(converters), tuple(injections), frozenset(optional))
+
+
+def _with_scopes(spec: ToolSpec) -> ToolSpec:
+    """``spec`` with its scopes as a tuple of distinct names; a bad scope is TD100 at it.
+
+    A scope is what an OAuth token's ``scope`` claim lists, space-separated:
+    a non-empty string without whitespace. Checked here so ``add_tool(scopes=...)``
+    and a manifest (whose meta-schema says the same first) agree.
+    """
+    scopes: Any = spec.scopes
+    if isinstance(scopes, str) or not isinstance(scopes, tuple | list | set | frozenset):
+        raise RegistrationError(
+            f"scopes must be a list of scope names, got {scopes!r}",
+            tool_name=spec.name,
+            path=("scopes",),
+        )
+    for index, scope in enumerate(scopes):
+        if not isinstance(scope, str) or not scope or any(ch.isspace() for ch in scope):
+            raise RegistrationError(
+                f"scope {scope!r} is not a scope name: a non-empty string without spaces "
+                "(e.g. orders:write)",
+                tool_name=spec.name,
+                path=("scopes", index),
+            )
+    ordered = sorted(scopes) if isinstance(scopes, set | frozenset) else scopes
+    distinct = tuple(dict.fromkeys(ordered))
+    return spec if distinct == scopes else replace(spec, scopes=distinct)
 
 
 def _index(spec: ToolSpec, name: str) -> int:

@@ -39,6 +39,16 @@ class PreparedPrompt:
     def __init__(self, spec: PromptSpec) -> None:
         self.spec = spec
         self.name = spec.name
+        for index, param in enumerate(spec.params):
+            if param.from_auth is not None:  # rendered for a client, with no caller identity
+                raise RegistrationError(
+                    f"parameter {param.name!r}: from_auth applies to tools' parameters; a "
+                    "prompt is rendered without the caller's identity",
+                    tool_name=spec.name,
+                    param=param.name,
+                    code="TD105",
+                    path=("params", index, "from_auth"),
+                )
         handler = spec.handler if spec.handler is not None else _template_renderer(spec)
         self._tool = prepare_tool(
             ToolSpec(

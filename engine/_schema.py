@@ -2,7 +2,8 @@
 
 Output is deterministic: keys always come in the order of ``_KEY_ORDER`` and
 properties in declaration order, so exports diff cleanly between runs.
-Injected parameters never appear. Raw ``schema=`` fragments are copied; their
+Injected parameters and those filled from the caller's identity (``from_auth``)
+never appear. Raw ``schema=`` fragments are copied; their
 ``$defs`` are hoisted to the tool schema's root so ``#/$defs/...`` references
 keep resolving, and a clash between two fragments' definitions is an error.
 """
@@ -30,8 +31,8 @@ def tool_input_schema(
 ) -> dict[str, Any]:
     """The object schema a model fills in to call a tool with ``params``.
 
-    Injected parameters are left out at the top level; ``nested=True`` is for
-    an object parameter's fields, which are never injected. The object is
+    Hidden parameters (injected, ``from_auth``) are left out at the top level;
+    ``nested=True`` is for an object parameter's fields, which are never hidden. The object is
     closed (``additionalProperties: false``) unless ``additional_properties``
     (:attr:`ToolSpec.additional_properties <tooldeck.ToolSpec.additional_properties>`),
     which says ``true`` explicitly, so every provider sees the choice.
@@ -49,7 +50,16 @@ def tool_input_schema(
                 code="TD105",
                 path=(index, "inject"),
             )
-        if not nested and param.injected is not None:
+        if nested and param.from_auth is not None:
+            raise RegistrationError(
+                f"parameter {param.name!r}: from_auth applies only to a tool's own parameters, "
+                "not to fields of an object parameter",
+                tool_name=tool_name,
+                param=param.name,
+                code="TD105",
+                path=(index, "from_auth"),
+            )
+        if not nested and param.hidden:
             continue
         if param.name in properties:
             raise RegistrationError(

@@ -31,7 +31,7 @@ if typing.TYPE_CHECKING:
         WorkerPool,
         as_decision,
     )
-    from .results import error_result, unknown_tool
+    from .results import error_result, new_call_id, unknown_tool
 
 __all__ = [
     "AfterHook",
@@ -45,6 +45,7 @@ __all__ = [
     "WorkerPool",
     "as_decision",
     "error_result",
+    "new_call_id",
     "unknown_tool",
 ]
 
@@ -60,6 +61,7 @@ _EXPORTS: dict[str, str] = {
     "WorkerPool": ".policies",
     "as_decision": ".policies",
     "error_result": ".results",
+    "new_call_id": ".results",
     "unknown_tool": ".results",
 }
 

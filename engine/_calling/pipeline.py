@@ -1,6 +1,6 @@
 """The one pipeline of a call, with its policy steps, as a generator of effects.
 
-    accept -> before hooks -> approval (side effects) -> bind
+    accept -> (from_auth) -> before hooks -> approval (side effects) -> bind
       -> attempt (timeout) -> retry? -> substitute? -> shape -> after hooks
 
 :func:`pipeline` calls the steps of :mod:`tooldeck._calling.steps` in this
@@ -40,7 +40,7 @@ from .policies import (
     as_decision,
 )
 from .results import error_result
-from .steps import Refused, accept, bind, failed, shape
+from .steps import Refused, accept, bind, failed, fill_auth, shape
 
 if TYPE_CHECKING:
     from .._identity import AuthIdentity
@@ -170,6 +170,8 @@ def pipeline(  # noqa: PLR0917
     """accept -> body -> after hooks; the result every caller gets."""
     try:
         args = accept(prepared, arguments, call_id, lenient)
+        if prepared.from_auth is not None:  # decided at registration (never a plain tool)
+            fill_auth(prepared, args, call_id, auth)
     except Refused as refused:
         event = CallEvent(prepared.spec, {}, call_id, extra or {}, auth)
         result = refused.result

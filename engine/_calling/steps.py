@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from .._authparams import AuthRefusal
 from .._binding import ArgumentError, CallEnv, MissingInjection, PreparedTool
 from .._calltypes import ToolResult
 from .._errors import ToolFailed
@@ -32,7 +33,7 @@ from .results import error_result, invalid_arguments
 if TYPE_CHECKING:
     from .._identity import AuthIdentity
 
-__all__ = ["Refused", "accept", "bind", "failed", "shape"]
+__all__ = ["Refused", "accept", "bind", "failed", "fill_auth", "shape"]
 
 
 class Refused(Exception):
@@ -81,6 +82,25 @@ def accept(prepared: PreparedTool, arguments: Any, call_id: str, lenient: bool) 
         return prepared.complete(args)
     except ArgumentError as exc:
         raise Refused(invalid_arguments(prepared, exc.problems, call_id)) from None
+
+
+def fill_auth(
+    prepared: PreparedTool, args: dict[str, Any], call_id: str, auth: AuthIdentity | None
+) -> None:
+    """Fill the ``from_auth`` parameters from ``auth`` (in place); ``not_permitted`` if not.
+
+    Only for a tool with a plan (``prepared.from_auth``), which never takes the
+    plain route: the pipeline calls it right after :func:`accept`.
+    """
+    plan = prepared.from_auth
+    if plan is None:
+        return
+    try:
+        plan.fill(args, auth)
+    except AuthRefusal as exc:
+        raise Refused(
+            error_result("not_permitted", str(exc), tool_name=prepared.name, call_id=call_id)
+        ) from None
 
 
 def bind(  # noqa: PLR0917

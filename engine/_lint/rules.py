@@ -39,6 +39,9 @@ class LintSettings:
     token_budget: int = 4000
     severity: dict[str, str] = field(default_factory=dict)
     source: str | None = None
+    serve_auth: str = "none"
+    """``[tool.tooldeck.serve] auth`` as written (read leniently: absent, empty or false is
+    ``"none"``, any other value is its text); TD415 warns while it is ``"none"``."""
 
 
 @dataclass(frozen=True)
@@ -77,19 +80,22 @@ class LintContext:
         tool: str | None = None,
         *,
         severity: Severity | None = None,
+        key: bool = False,
     ) -> Diagnostic:
         """A diagnostic of rule ``code`` at ``path``: the rule's default severity unless given.
 
         ``severity`` is for a rule whose forms differ in weight (TD411: a type the
         handler cannot take is an error, one it takes by a lossless conversion a
-        warning); configured severities still re-level every form alike.
+        warning); configured severities still re-level every form alike. ``key``
+        points at the key of ``path`` rather than its value (a block mapping's value
+        starts on the next line).
         """
         doc = self.result.documents[bundle.file]
         return Diagnostic(
             code=code,
             message=message,
             severity=RULE_BY_CODE[code].severity if severity is None else severity,
-            location=doc.locate(path),
+            location=doc.locate(path, key=key),
             tool_name=tool,
         )
 

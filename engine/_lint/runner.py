@@ -17,7 +17,10 @@ from dataclasses import replace
 from .._diagnostics import Diagnostic
 from .._registry import ToolRegistry
 from ..manifest._manifests import LoadResult
-from . import attached  # noqa: F401  (registers the MCP rules, TD412-TD414)
+from . import (
+    attached,  # noqa: F401  (registers the MCP rules, TD412-TD414)
+    auth,  # noqa: F401  (registers the authentication rule, TD415)
+)
 from .rules import (
     RULE_BY_CODE,
     RULES,

@@ -78,11 +78,20 @@ def _parse_settings(path: Path) -> tuple[LintSettings, list[Diagnostic]]:
         except RecursionError:  # tomllib recurses per nesting level
             return LintSettings(), [problem("cannot read lint settings: nested too deep")]
     raw = table.get("lint", {}) if isinstance(table, dict) else {}
-    return settings_from(raw, path)
+    serve = table.get("serve") if isinstance(table, dict) else None
+    return settings_from(raw, path, serve=serve)
 
 
-def settings_from(raw: Any, path: Path) -> tuple[LintSettings, list[Diagnostic]]:
-    """Lint settings from the ``lint`` table already read from ``path`` (project settings)."""
+_UNREAD: Any = object()
+
+
+def settings_from(
+    raw: Any, path: Path, *, serve: Any = _UNREAD
+) -> tuple[LintSettings, list[Diagnostic]]:
+    """Lint settings from the ``lint`` table already read from ``path`` (project settings).
+
+    ``serve``: the project's ``serve`` table, for TD415; read from ``path`` when not given.
+    """
     from .._diagnostics import SourceLocation
 
     def problem(message: str) -> Diagnostic:
@@ -134,4 +143,38 @@ def settings_from(raw: Any, path: Path) -> tuple[LintSettings, list[Diagnostic]]
         "severity",
     }
     problems.extend(problem(f"[tool.tooldeck.lint] unknown setting {k!r}") for k in sorted(unknown))
+    if serve is _UNREAD:
+        serve = _serve_table(path)
+    values["serve_auth"] = _auth_mode(serve)
     return LintSettings(severity=severity, **values), problems
+
+
+def _serve_table(path: Path) -> Any:
+    """The ``serve`` table of the settings file at ``path``; None when it cannot be read.
+
+    Lenient on purpose: the serve settings are checked where they are used
+    (``tooldeck serve``); lint only asks whether authentication is on.
+    """
+    try:
+        if path.suffix == ".yaml":
+            from .._yaml import read_yaml
+
+            data: Any = read_yaml(path).data
+        else:
+            raw = read_bounded(path)
+            if isinstance(raw, Unreadable):
+                return None
+            data = tomllib.loads(raw.decode("utf-8")).get("tool", {}).get("tooldeck", {})
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError, AttributeError):
+        return None
+    return data.get("serve") if isinstance(data, dict) else None
+
+
+def _auth_mode(serve: Any) -> str:
+    """``serve.auth`` as a mode name: ``"none"`` unless it says otherwise."""
+    auth = serve.get("auth") if isinstance(serve, dict) else None
+    if auth is None or auth is False or auth == "":
+        return "none"
+    if isinstance(auth, str):
+        return auth.strip().lower() or "none"
+    return "on"  # a table of options (or true): authentication of some kind

@@ -91,6 +91,9 @@ def add_arguments(chat: argparse.ArgumentParser) -> None:
             metavar=flag[2:].upper(),
             help=f"offer {what}; repeatable, and all selectors add up (default: everything)",
         )
+    from ._serve_settings import add_toolset_argument
+
+    add_toolset_argument(chat, "offer")
     chat.add_argument("--instructions", metavar="TEXT", help="system instructions for the model")
     chat.add_argument(
         "--yes",
@@ -109,6 +112,9 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--max-turns must be at least 1")
     if args.max_tool_calls < 1:
         raise UsageError("--max-tool-calls must be at least 1")
+    from ._serve_settings import selectors_from_toolset
+
+    selectors_from_toolset(args)
     terminal = TerminalApprover("chat")
     loaded = load(args, approve=(lambda _: True) if args.yes else terminal)
     registry = loaded.registry

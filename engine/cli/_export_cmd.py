@@ -73,13 +73,18 @@ def add_arguments(export: argparse.ArgumentParser) -> None:
             metavar=flag[2:].upper(),
             help=f"export {what}; repeatable, and all selectors add up (a union)",
         )
+    from ._serve_settings import add_toolset_argument
+
+    add_toolset_argument(export, "export")
 
 
 def run(args: argparse.Namespace) -> int:
     import json
 
     from ..providers import ExportError, ExportWarning, export_tools
+    from ._serve_settings import selectors_from_toolset
 
+    selectors_from_toolset(args)
     loaded = load(args)
     failed = bool(loaded.result.errors)
     refuse_broken(loaded, args)

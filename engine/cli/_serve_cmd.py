@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import sys
 
+from .._words import plural
 from ._common import (
     EXIT_OK,
     EXIT_USAGE,
@@ -46,6 +47,7 @@ __all__ = ["add_arguments", "run", "stdout_is_protocol"]
 
 def add_arguments(serve: argparse.ArgumentParser) -> None:
     from ._attached import add_connect_options
+    from ._serve_auth import add_auth_arguments
     from ._serve_limits import add_limit_arguments
     from ._serve_ops import add_ops_arguments
 
@@ -105,6 +107,7 @@ def add_arguments(serve: argparse.ArgumentParser) -> None:
         metavar="NAME",
         help="serve this toolset of [tool.tooldeck.toolsets] (at /mcp over HTTP)",
     )
+    add_auth_arguments(serve)
     add_limit_arguments(serve)
     add_ops_arguments(serve)
     _settable(serve)
@@ -118,6 +121,8 @@ def _settable(serve: argparse.ArgumentParser) -> None:
         as_float,
         as_int,
         as_list,
+        as_log_path,
+        as_path,
         as_str,
         defer_to_settings,
         one_of,
@@ -132,7 +137,6 @@ def _settable(serve: argparse.ArgumentParser) -> None:
             "host": ("host", as_str),
             "port": ("port", as_int),
             "reload": ("reload", as_bool),
-            "allow_side_effects": ("allow_side_effects", as_bool),
             "approval_timeout": ("approval_timeout", as_float),
             "stateless": ("stateless", as_bool),
             "offline": ("offline", as_bool),
@@ -141,6 +145,19 @@ def _settable(serve: argparse.ArgumentParser) -> None:
             "tags": ("tags", as_list),
             "tools": ("names", as_list),
             "toolset": ("toolset", as_str),
+            # authentication (tooldeck.cli._serve_auth); --insecure-no-auth and
+            # --allow-side-effects turn a protection off: the command line only.
+            "auth": ("auth", one_of("none", "bearer", "jwt")),
+            "tokens": ("tokens", as_path),
+            "jwt_public_key": ("jwt_public_key", as_path),
+            "jwks_url": ("jwks_url", as_str),
+            "issuer": ("issuer", as_str),
+            "audience": ("audience", as_str),
+            "authorization_server": ("authorization_server", as_str),
+            "jwt_algorithms": ("jwt_algorithm", as_list),
+            "side_effects_scope": ("side_effects_scope", as_str),
+            "allowed_hosts": ("allowed_host", as_list),
+            "allowed_origins": ("allowed_origin", as_list),
             # HTTP limits (tooldeck.cli._serve_limits)
             "max_body": ("max_body", parsed_by(parse_size)),
             "session_idle_timeout": ("session_idle_timeout", parsed_by(parse_seconds)),
@@ -154,7 +171,7 @@ def _settable(serve: argparse.ArgumentParser) -> None:
             "drain_timeout": ("drain_timeout", parsed_by(parse_seconds)),
             # operations (tooldeck.cli._serve_ops)
             "metrics": ("metrics", as_bool),
-            "audit_log": ("audit_log", as_str),
+            "audit_log": ("audit_log", as_log_path),
             "audit_arguments": ("audit_arguments", as_bool),
             "workers": ("workers", as_int),
         },
@@ -198,6 +215,10 @@ def _ask_client() -> ApprovalCallback:
 def run(args: argparse.Namespace) -> int:
     import asyncio
 
+    from ._serve_auth import hash_token_command
+
+    if args.hash_token:
+        return hash_token_command()
     resolved = _apply_settings(args)
     if args.stateless and args.transport != "http":
         print("tooldeck: --stateless applies to --transport http only", file=sys.stderr)
@@ -206,21 +227,15 @@ def run(args: argparse.Namespace) -> int:
         print("tooldeck: --approval-timeout must be a positive number", file=sys.stderr)
         return EXIT_USAGE
     from ..mcp import ServeOptionsError, serve_http, serve_stdio
-    from ..mcp._http import check_options
     from ._serve_ops import ops_usage_error, serve_in_workers
 
     if (problem := ops_usage_error(args)) is not None:
         print(f"tooldeck: {problem}", file=sys.stderr)
         return EXIT_USAGE
 
-    options = _http_options(args) if args.transport == "http" else None
+    options = _http_options(args)
     named = toolsets_of(resolved.project)
     toolset = _selected(args, named)
-    if options is not None:
-        try:
-            check_options(options)
-        except ServeOptionsError as exc:
-            raise UsageError(str(exc)) from None
     registry, reload, first = _registry(args)
     _check_toolsets(first, toolset, named if options is not None else {})
     _warn_unenforced_scopes(first, options)
@@ -263,49 +278,73 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _http_options(args: argparse.Namespace) -> HttpOptions:
-    """The HTTP server's options from the flags (and settings) of every group."""
-    from ..mcp import HttpOptions
+def _http_options(args: argparse.Namespace) -> HttpOptions | None:
+    """The HTTP server's options from every group of flags (and settings), checked.
+
+    ``None`` over stdio, where an HTTP-only flag is a usage error.
+    """
+    from ..mcp._http import HttpOptions, ServeOptionsError, check_auth, check_options
+    from ._serve_auth import auth_options
     from ._serve_limits import limit_options
     from ._serve_ops import ops_options
 
-    return HttpOptions(
+    auth = auth_options(args)
+    if args.transport != "http":
+        if auth != auth_options(None):
+            raise UsageError("--auth and its flags apply to --transport http only")
+        return None
+    options = HttpOptions(
         host=args.host,
         port=args.port,
         stateless=args.stateless,
+        **auth,
         **limit_options(args),
         **ops_options(args),
     )
+    try:
+        check_options(options)
+        check_auth(options.auth)
+    except ServeOptionsError as exc:
+        raise UsageError(str(exc)) from None
+    return options
 
 
 def _http_banner(options: HttpOptions, named: Mapping[str, Toolset]) -> list[str]:
     from ..mcp._http import mcp_path
+    from ._serve_auth import auth_banner
 
     base = f"http://{options.host}:{options.port}"
     lines = [f"serving MCP at {base}/mcp (Ctrl-C to stop)"]
     lines += [f"serving toolset {name!r} at {base}{mcp_path(name)}" for name in named]
-    return lines
+    return lines + auth_banner(options)
 
 
 def _warn_unenforced_scopes(registry: ToolRegistry, options: HttpOptions | None) -> None:
-    """Say so when tools declare scopes that nobody's token will be checked against."""
+    """Say so when tools need an identity that no token will provide (stdio, --auth none).
+
+    Scopes are then not checked (every client may call the tool), and a ``from_auth:``
+    parameter has nothing to be filled from (every call of the tool is refused).
+    """
     if options is not None and options.auth.mode != "none":
         return
-    scoped = [spec.name for spec in registry.tools() if spec.scopes]
-    if not scoped:
-        return
-    from .._words import plural
-
-    shown = ", ".join(scoped[:5]) + (", ..." if len(scoped) > 5 else "")
+    tools = registry.tools()
+    scoped = [spec.name for spec in tools if spec.scopes]
+    bound = [spec.name for spec in tools if any(p.from_auth for p in spec.params)]
     how = "over stdio" if options is None else "with --auth none"
-    print(
-        f"tooldeck: warning: {plural(len(scoped), 'tool')} "
-        f"{'declares' if len(scoped) == 1 else 'declare'} scopes ({shown}), which are "
-        f"not checked {how}: every client may call them (serve over HTTP with --auth bearer "
-        "or --auth jwt to enforce them)",
-        file=sys.stderr,
-        flush=True,
-    )
+    fix = "serve over HTTP with --auth bearer or --auth jwt"
+    for names, what, consequence in (
+        (scoped, "scopes", "which are not checked {how}: every client may call them"),
+        (bound, "from_auth parameters", "which {how} have no token to come from: every call fails"),
+    ):
+        if names:
+            shown = ", ".join(names[:5]) + (", ..." if len(names) > 5 else "")
+            verb = "declares" if len(names) == 1 else "declare"
+            print(
+                f"tooldeck: warning: {plural(len(names), 'tool')} {verb} {what} ({shown}), "
+                f"{consequence.format(how=how)} ({fix})",
+                file=sys.stderr,
+                flush=True,
+            )
 
 
 def _selected(args: argparse.Namespace, named: Mapping[str, Toolset]) -> Toolset | None:

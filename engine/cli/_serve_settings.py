@@ -35,9 +35,11 @@ if TYPE_CHECKING:
 __all__ = [
     "SERVE_SETTINGS",
     "UNSET",
+    "add_toolset_argument",
     "apply_serve_settings",
     "defer_to_settings",
     "register_settings",
+    "selectors_from_toolset",
     "toolsets_of",
 ]
 
@@ -119,6 +121,13 @@ def as_path(value: Any, where: _Where) -> Path:
             f"cannot point outside it, pass --{where.key.replace('_', '-')} for that"
         )
     return path
+
+
+def as_log_path(value: Any, where: _Where) -> str:
+    """``-`` (standard error) or a path inside the project (:func:`as_path`)."""
+    if value == "-":
+        return "-"
+    return str(as_path(value, where))
 
 
 def parsed_by(parse: Callable[[str], Any]) -> Convert:
@@ -237,3 +246,35 @@ def toolsets_of(project: ProjectSettings | None) -> dict[str, Toolset]:
         except ExportError as exc:
             raise UsageError(f"{where} {name}: {exc}") from None
     return found
+
+
+def add_toolset_argument(parser: argparse.ArgumentParser, what: str) -> None:
+    """``--toolset NAME``: the selectors of a toolset of ``[tool.tooldeck.toolsets]``."""
+    parser.add_argument(
+        "--toolset",
+        metavar="NAME",
+        help=f"{what} the tools of this toolset of [tool.tooldeck.toolsets] "
+        "(instead of --bundle/--tag/--tool)",
+    )
+
+
+def selectors_from_toolset(args: argparse.Namespace) -> None:
+    """Replace ``--toolset NAME`` by its bundles, tags and tools (``export``, ``chat``).
+
+    So ``export --toolset support`` gives exactly what ``serve`` serves at ``/mcp/support``.
+    """
+    name = getattr(args, "toolset", None)
+    if name is None:
+        return
+    if args.bundles or args.tags or args.names:
+        raise UsageError("--toolset and --bundle/--tag/--tool cannot be combined")
+    from ._common import Resolved
+
+    named = toolsets_of(Resolved(args, bundled=True).project)
+    if name not in named:
+        known = ", ".join(sorted(named)) or "none (add [tool.tooldeck.toolsets.NAME])"
+        raise UsageError(f"unknown toolset {name!r}; the toolsets here are: {known}")
+    chosen = named[name]
+    args.bundles = sorted(chosen.bundles) or None
+    args.tags = sorted(chosen.tags) or None
+    args.names = sorted(chosen.names) or None

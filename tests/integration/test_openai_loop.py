@@ -619,3 +619,81 @@ async def test_an_attached_mcp_servers_tool_is_offered_and_called_from_the_loop(
     expected = {"type": "function_call_output", "call_id": "t1", "output": made.result.text}
     assert outputs == [expected]
     assert result.text == "It is evening in Tokyo."
+
+
+# ------------------------------------------------------------- the caller's identity
+def my_orders(email: str, status: str = "open") -> str:
+    """The signed-in customer's orders.
+
+    Args:
+        email: The customer.
+        status: Which orders.
+    """
+    return f"orders of {email} ({status})"
+
+
+def cancel_order(order_id: str) -> str:
+    """Cancel an order.
+
+    Args:
+        order_id: The order.
+    """
+    return f"cancelled {order_id}"
+
+
+def auth_registry() -> ToolRegistry:
+    from tooldeck import Param
+
+    registry = ToolRegistry()
+    registry.add_tool(
+        None,
+        None,
+        my_orders,
+        Param("email", from_auth="email"),
+        Param("status", default="open", description="Which orders."),
+        scopes=["orders:read"],
+    )
+    registry.add_tool(None, None, cancel_order, scopes=["orders:write"])
+    return registry
+
+
+@pytest.mark.parametrize("api", ["responses", "chat"])
+def test_auth_filters_the_offered_tools_and_fills_from_auth(model, client, api):
+    from tooldeck import AuthIdentity
+
+    reader = AuthIdentity(subject="u1", scopes={"orders:read"}, claims={"email": "a@x.org"})
+    orders = call("my_orders", {"status": "shipped"}, "call_1")
+    cancel = call("cancel_order", {"order_id": "O-1"}, "call_2")
+    model.script(Turn(calls=(orders, cancel)), say("Done."))
+    with auth_registry() as registry:
+        result = run(client, model="m", input="?", registry=registry, api=api, auth=reader)
+    first = model.bodies()[0]
+    names = [d.get("name") or d["function"]["name"] for d in first["tools"]]
+    assert names == ["my_orders"]  # cancel_order needs orders:write
+    assert "email" not in json.dumps(first["tools"])
+    made = {c.name: c.result for c in result.calls}
+    assert made["my_orders"].text == "orders of a@x.org (shipped)"
+    assert made["cancel_order"].error is not None
+    assert made["cancel_order"].error.kind == "unknown_tool"  # it was not offered
+
+
+async def test_arun_passes_auth_to_every_call(model, aclient):
+    from tooldeck import AuthIdentity
+
+    reader = AuthIdentity(scopes={"orders:read"}, claims={"email": "b@x.org"})
+    model.script(Turn(calls=(call("my_orders", {}, "c1"), call("my_orders", {}, "c2"))), say("ok"))
+    with auth_registry() as registry:
+        result = await arun(aclient, model="m", input="?", registry=registry, auth=reader)
+    assert [c.result.text for c in result.calls] == ["orders of b@x.org (open)"] * 2
+
+
+def test_without_auth_every_tool_is_offered_and_from_auth_is_refused(model, client):
+    model.script(Turn(calls=(call("my_orders", {}, "c1"),)), say("ok"))
+    with auth_registry() as registry:
+        result = run(client, model="m", input="?", registry=registry, api="chat")
+    first = model.bodies()[0]
+    assert [d["function"]["name"] for d in first["tools"]] == ["my_orders", "cancel_order"]
+    [made] = result.calls
+    assert made.result.error is not None
+    assert made.result.error.kind == "not_permitted"
+    assert "no authenticated caller" in made.result.text

@@ -191,7 +191,8 @@ def series(metrics: dict[Any, float], name: str) -> dict[tuple[tuple[str, str], 
 
 
 async def test_probes_and_metrics_count_calls_without_a_series_per_made_up_name(project: Path):
-    with serving(project) as served:
+    # 130 made-up names in a row: over the default per-client rate (20/s), lifted here.
+    with serving(project, "--rate-limit", "none") as served:
         health = served.get("/healthz")
         assert (health.status_code, health.text) == (200, "ok")
         ready = served.get("/readyz")
@@ -422,3 +423,21 @@ async def test_workers_serve_stateless_calls_from_several_processes(project: Pat
         assert len(workers) == 2, workers
         assert seen == workers
         assert served.get("/readyz").status_code == 200
+
+
+def test_metrics_refuse_a_foreign_host_but_the_probes_answer_any(project: Path) -> None:
+    # A page that rebinds its own DNS name to this server could read /metrics (tool and
+    # server names) as same-origin; the Host it sends is its own name, refused like /mcp.
+    with serving(project) as served:
+        rebound = {"Host": "evil.example:8000"}
+        metrics = httpx2.get(served.base + "/metrics", headers=rebound, timeout=DEADLINE)
+        assert metrics.status_code == 421
+        assert "tooldeck_tool_calls_total" not in metrics.text
+        foreign_origin = {"Origin": "http://evil.example"}
+        refused = httpx2.get(served.base + "/metrics", headers=foreign_origin, timeout=DEADLINE)
+        assert refused.status_code == 403
+        assert served.get("/metrics").status_code == 200
+        # A load balancer or Kubernetes probes by IP address, whatever Host it sends.
+        assert httpx2.get(served.base + "/healthz", headers=rebound, timeout=DEADLINE).text == "ok"
+        ready = httpx2.get(served.base + "/readyz", headers=rebound, timeout=DEADLINE)
+        assert ready.status_code == 200

@@ -266,3 +266,30 @@ def test_toolset_endpoints_follow_a_reload(tmp_path: Path) -> None:
 
     with http_server(project, port, "--reload") as url:
         asyncio.run(scenario(url))
+
+
+def test_export_of_a_toolset_gives_what_its_endpoint_serves(tmp_path: Path) -> None:
+    import json
+
+    project = make_project(tmp_path, SETTINGS.format(port=free_port()))
+    done = subprocess.run(
+        [str(TOOLDECK), "export", "--provider", "anthropic", "--toolset", "support"],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    names = sorted(definition["name"] for definition in json.loads(done.stdout))
+    assert names == ["find_order", "invoice"]
+    unknown = subprocess.run(
+        [str(TOOLDECK), "export", "--provider", "anthropic", "--toolset", "nope"],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert unknown.returncode == 2
+    assert "unknown toolset 'nope'" in unknown.stderr

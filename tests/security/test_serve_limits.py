@@ -138,12 +138,12 @@ def _pipelined_flood(port: int, connections: int, each: int) -> list[int]:
 
 # ------------------------------------------------------------- sessions
 @pytest.mark.slow
-async def test_a_thousand_abandoned_sessions_stay_at_the_clients_cap():
-    # 2,000 pass as well, in ~32 s on a 2-core machine (a session costs the server ~16 ms).
+async def test_two_thousand_abandoned_sessions_stay_at_the_clients_cap():
+    # ~30 s on a 2-core machine: opening a session costs the mcp package ~16 ms.
     with serving(rate_limit=None, max_sessions_per_client=10, max_sessions=50) as running:
         port = int(running.url.split(":")[2].split("/")[0])
-        statuses = await asyncio.to_thread(_pipelined_flood, port, 4, 250)
-        assert statuses == [200] * 1_000  # every one opened a session...
+        statuses = await asyncio.to_thread(_pipelined_flood, port, 4, 500)
+        assert statuses == [200] * 2_000  # every one opened a session...
         deadline = time.monotonic() + 20
         while running.sessions() > 10:  # ...and all but the last 10 were ended
             assert time.monotonic() < deadline, f"{running.sessions()} sessions left open"

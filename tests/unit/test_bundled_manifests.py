@@ -44,8 +44,11 @@ def test_every_declaration_field_is_reachable_from_yaml():
     # Set by the loader or an attached server's listing, or code-only.
     internal = {"handler", "input_schema", "refused_arguments", "hints", "bundle", "origin"}
     tool_keys = set(defs["Tool"]["properties"])
-    assert _fields(ToolSpec) - internal <= tool_keys
-    assert tool_keys - _fields(ToolSpec) == {"use", "args"}  # McpToolUse: server/tool, arguments
+    # scopes are written auth: {scopes: [...]} (on the tool and on its file)
+    assert _fields(ToolSpec) - internal - {"scopes"} <= tool_keys
+    assert defs["Tool"]["properties"]["auth"]["$ref"] == "#/$defs/Auth"
+    assert set(defs["Auth"]["properties"]) == {"scopes"}
+    assert tool_keys - _fields(ToolSpec) == {"use", "args", "auth"}  # McpToolUse: server/tool
     assert set(defs["ArgReshape"]["properties"]) == _fields(ArgumentReshape)
     prompt_keys = set(defs["Prompt"]["properties"])
     assert _fields(PromptSpec) - {"bundle", "origin"} == prompt_keys

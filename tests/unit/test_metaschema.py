@@ -42,6 +42,7 @@ SINGLE = ("items", "additionalProperties", "not", "if", "then", "else", "contain
 LISTS = ("oneOf", "anyOf", "allOf", "prefixItems")
 MAPPINGS = ("properties", "$defs", "patternProperties")
 DEFS_NAMES = {
+    "Auth",
     "Duration",
     "HandlerRef",
     "ToolOptions",
@@ -257,7 +258,16 @@ def test_tool_lists_every_tool_option() -> None:
     tool = SCHEMA["$defs"]["Tool"]["properties"]
     options = SCHEMA["$defs"]["ToolOptions"]["properties"]
     assert set(options) <= set(tool)
-    shape = {"name", "description", "handler", "use", "args", "params", "additional_properties"}
+    shape = {
+        "name",
+        "description",
+        "handler",
+        "use",
+        "args",
+        "params",
+        "additional_properties",
+        "auth",
+    }
     assert set(tool) - set(options) == shape
 
 
@@ -265,7 +275,12 @@ def test_param_items_excludes_what_only_a_named_parameter_has() -> None:
     items = SCHEMA["$defs"]["ParamItems"]
     param = SCHEMA["$defs"]["Param"]
     assert "required" not in items
-    assert set(param["properties"]) - set(items["properties"]) == {"required", "default", "inject"}
+    assert set(param["properties"]) - set(items["properties"]) == {
+        "required",
+        "default",
+        "inject",
+        "from_auth",
+    }
 
 
 # -- fixtures --------------------------------------------------------------------------------

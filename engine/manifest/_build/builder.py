@@ -116,6 +116,7 @@ def build_bundle(
         description=str(data.get("description", "")),
     )
     builder.bundle = bundle
+    builder.scopes = tuple((data.get("auth") or {}).get("scopes", ()))
     _activation(bundle, builder, data, search_root, app_class)
     defaults = dict(data.get("defaults", {}))
     for index, entry in enumerate(data.get("tools", [])):
@@ -164,6 +165,8 @@ class _Builder:
         self.allowed = allowed
         self.resolver = resolver
         self.bundle: Bundle
+        self.scopes: tuple[str, ...] = ()
+        """The file's ``auth: {scopes}``: added to every tool's own."""
         self._reported: set[tuple[str, SourceLocation]] = set()
         self._handlers: dict[str, Callable[..., Any]] = {}
         """Handler references resolved in this file: tools often share a handler."""
@@ -339,6 +342,9 @@ class _Builder:
             options["tags"] = tuple(options["tags"])
         if options.get("strict") == "auto":
             options["strict"] = None
+        own = (entry.get("auth") or {}).get("scopes", ())
+        if self.scopes or own:  # the file's first, then the tool's, each once
+            options["scopes"] = tuple(dict.fromkeys((*self.scopes, *own)))
         return options
 
     def prompt(self, entry: Mapping[str, Any], path: Path_) -> None:

@@ -28,6 +28,7 @@ _PARAM_FIELDS = (
     "pattern",
     "format",
     "inject",
+    "from_auth",
 )
 
 

@@ -11,16 +11,19 @@ from __future__ import annotations
 import contextlib
 import re
 from collections.abc import AsyncIterator, Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import anyio
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
-from mcp.server.transport_security import TransportSecuritySettings
+from mcp.server.transport_security import TransportSecurityMiddleware, TransportSecuritySettings
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
+from starlette.requests import Request
+from starlette.responses import Response
 from starlette.routing import Route
 
 from .._serving import CallShares
+from .auth import auth_middleware, build_verifier, metadata_routes, protect
 from .limits import Limits, LimitsMiddleware
 from .ops import operations
 from .options import LOOPBACK_HOSTS, HttpOptions, ServeOptionsError, is_loopback
@@ -98,12 +101,18 @@ def build_app(
     security = transport_security(options)
     limits = limits if limits is not None else Limits(options)
     tracker = SessionTracker(options)
+    verifier = build_verifier(options.auth)  # None: --auth none, nobody is checked
     managers: list[StreamableHTTPSessionManager] = []
     routes, ops_running = operations(servers, options)  # /healthz, /readyz, /metrics
+    # /metrics names the tools and servers: a page that rebinds its DNS name to this
+    # server could read it, so it checks Host and Origin as /mcp does. The probes stay
+    # open to any Host (a load balancer or Kubernetes asks by IP address).
+    routes = [_host_checked(r, security) if r.path == "/metrics" else r for r in routes]
     shares = CallShares(options.max_concurrent)  # one share per client across every endpoint
     for toolset, served in servers.items():
         served.stateless = options.stateless
         served.shares = shares
+        served.side_effects_scope = options.auth.side_effects_scope if verifier else None
         manager = StreamableHTTPSessionManager(
             app=served.server,
             stateless=options.stateless,
@@ -113,7 +122,11 @@ def build_app(
             max_sessions=None if options.stateless else options.max_sessions,
         )
         managers.append(manager)
-        routes.append(Route(mcp_path(toolset), endpoint=StreamableHTTPASGIApp(manager)))
+        endpoint: Any = StreamableHTTPASGIApp(manager)
+        if verifier is not None:
+            endpoint = protect(endpoint, options.auth)  # 401 without a valid token
+        routes.append(Route(mcp_path(toolset), endpoint=endpoint))
+    routes += metadata_routes(options.auth, [mcp_path(toolset) for toolset in servers])
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -129,13 +142,32 @@ def build_app(
             finally:
                 group.cancel_scope.cancel()
 
-    # The authentication middleware goes first in this list (outermost), so the limits
-    # below count a request against its verified subject (scope["user"]).
-    middleware = [
+    # Outermost first. Authentication comes before everything else, so the per-client
+    # limits count a request against the verified subject it leaves in the scope
+    # (scope["user"]); routes that are not protect()ed (the probes, /metrics, the
+    # metadata) stay public.
+    middleware: list[Any] = []
+    if verifier is not None:
+        middleware += auth_middleware(verifier)
+    middleware += [
         Middleware(LimitsMiddleware, limits=limits),
         Middleware(SessionsMiddleware, tracker=tracker),
     ]
     return Starlette(routes=routes, middleware=middleware, lifespan=lifespan)
+
+
+def _host_checked(route: Route, security: TransportSecuritySettings) -> Route:
+    """``route`` answering 421/403 to a foreign Host/Origin, with the ``mcp`` package's check."""
+    checker = TransportSecurityMiddleware(security)
+    inner = route.endpoint
+
+    async def endpoint(request: Request) -> Response:
+        refused = await checker.validate_request(request, is_post=False)
+        if refused is not None:
+            return refused
+        return await inner(request)  # type: ignore[no-any-return]
+
+    return Route(route.path, endpoint=endpoint, methods=list(route.methods or ()))
 
 
 async def _housekeeping(limits: Limits, tracker: SessionTracker, idle_timeout: float) -> None:

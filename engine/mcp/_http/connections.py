@@ -101,6 +101,21 @@ class _LimitedH11Protocol(H11Protocol):
             self.transport.abort()
 
 
+class WorkerProtocol(_LimitedH11Protocol):
+    """The limited protocol of a ``--workers`` process, which uvicorn imports by name
+    (a class made by :func:`limited_protocol` cannot be sent to another process);
+    :func:`configure_worker_protocol` gives it the options."""
+
+    open_per_client: ClassVar[dict[str, int]] = {}
+
+
+def configure_worker_protocol(options: HttpOptions) -> str:
+    """Set :class:`WorkerProtocol`'s limits; the import string uvicorn takes for it."""
+    WorkerProtocol.header_timeout = options.header_timeout
+    WorkerProtocol.per_client = options.max_connections_per_client
+    return f"{__name__}:WorkerProtocol"
+
+
 def limited_protocol(options: HttpOptions) -> type[H11Protocol]:
     """uvicorn's h11 protocol class with ``options``' header timeout and connection cap."""
     return type(

@@ -57,6 +57,11 @@ class AuthOptions:
     """Signature algorithms accepted; never ``none``, never an HMAC one with a public key."""
     leeway: float = 30.0
     """Seconds of clock skew allowed on ``exp`` and ``nbf``."""
+    jwks_cache_seconds: float = 300.0
+    """How long keys read from ``jwks_url`` are used before they are read again."""
+    jwks_refetch_floor: float = 10.0
+    """Seconds between two refetches for an unknown ``kid`` at the least (a flood of
+    random ``kid`` values cannot hammer the JWKS server)."""
     side_effects_scope: str = "tooldeck:side-effects"
     """With authentication, a tool with side effects runs only for a token carrying this
     scope: the token's issuer grants it, the client cannot grant itself one."""

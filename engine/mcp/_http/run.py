@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from .._serving import DEFAULT_APPROVAL_TIMEOUT, build_server, with_attached, with_reload
 from .app import DEFAULT_TOOLSET, build_app, check_toolset_name
+from .auth import check_auth
 from .connections import limited_protocol, quiet_accept_errors, raise_open_files_limit
 from .drain import GRACE_AFTER_DRAIN, DrainingServer
 from .limits import Limits
@@ -55,6 +56,7 @@ async def serve_http(
     if stateless is not None:
         options = dataclasses.replace(options, stateless=stateless)
     check_options(options)
+    check_auth(options.auth)
     for key in toolsets or {}:
         check_toolset_name(key)
 

@@ -139,7 +139,7 @@ def serve_workers(plan: WorkerPlan) -> None:
     """
     import uvicorn
 
-    from .connections import limited_protocol, raise_open_files_limit
+    from .connections import configure_worker_protocol, raise_open_files_limit
     from .options import check_options
 
     options = plan.options
@@ -158,7 +158,7 @@ def serve_workers(plan: WorkerPlan) -> None:
         log_level="warning",
         lifespan="on",
         use_colors=False,
-        http=limited_protocol(options),
+        http=configure_worker_protocol(options),
         ws="none",
         timeout_graceful_shutdown=int(options.drain_timeout),
     )
@@ -169,8 +169,10 @@ def create_app() -> Starlette:
     """The app of one worker, from the plan in :data:`PLAN_ENV` (uvicorn's factory)."""
     from .._serving import build_server
     from .app import DEFAULT_TOOLSET, build_app
+    from .connections import configure_worker_protocol
 
     plan = WorkerPlan.from_json(os.environ[PLAN_ENV])
+    configure_worker_protocol(plan.options)
     registry, reload = _registry(plan)
 
     def server_for(selected: Toolset | None) -> RegistryServer:

@@ -1,9 +1,11 @@
 """The registry as an MCP server, and ``serve_stdio`` (HTTP is :mod:`tooldeck.mcp._http`).
 
-``server``: tools and prompts on the ``mcp`` package's low-level server; ``output``: output
+``server``: tools and prompts on the ``mcp`` package's low-level server; ``running``: serving
+it over stdio, with the manifest watcher and the attached servers beside it; ``output``: output
 schemas and structured results; ``approval``: side effects approved by the calling client;
 ``stdin``: this process's stdin, line by line; ``observe``: what a served call looked like,
-for metrics and the audit log.
+for metrics and the audit log; ``caller``, ``clients``, ``shares``: who called, which client
+that counts as, and its share of the worker threads.
 """
 
 import typing
@@ -15,15 +17,12 @@ if typing.TYPE_CHECKING:
     from .caller import caller_identity, identity_from_token
     from .clients import address_key, client_address, client_key
     from .observe import CallObserver, CallRecord
+    from .running import Reload, serve_stdio, with_attached, with_reload
     from .server import (
         READ_ONLY_TAGS,
         RegistryServer,
-        Reload,
         build_server,
         call_result,
-        serve_stdio,
-        with_attached,
-        with_reload,
     )
     from .shares import CallShares
 
@@ -54,7 +53,7 @@ _EXPORTS: dict[str, str] = {
     "CallObserver": ".observe",
     "CallRecord": ".observe",
     "RegistryServer": ".server",
-    "Reload": ".server",
+    "Reload": ".running",
     "build_server": ".server",
     "call_result": ".server",
     "caller_identity": ".caller",
@@ -64,9 +63,9 @@ _EXPORTS: dict[str, str] = {
     "client_address": ".clients",
     "client_key": ".clients",
     "elicit_approval": ".approval",
-    "serve_stdio": ".server",
-    "with_attached": ".server",
-    "with_reload": ".server",
+    "serve_stdio": ".running",
+    "with_attached": ".running",
+    "with_reload": ".running",
 }
 
 __getattr__ = _lazy_getattr(__name__, _EXPORTS)

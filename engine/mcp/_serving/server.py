@@ -15,7 +15,6 @@ error.
 from __future__ import annotations
 
 import logging
-import sys
 import time
 from typing import TYPE_CHECKING, Any
 
@@ -28,18 +27,21 @@ from mcp.shared.subscriptions import PromptsListChanged, ToolsListChanged
 
 from ..._errors import ToolCallError
 from ..._hints import READ_ONLY_TAGS, tool_hints
+from ..._identity import missing_scopes
 from ..._version import __version__
 from .approval import DEFAULT_APPROVAL_TIMEOUT, McpCall, mark_call, unmark_call
+from .caller import caller_identity
 from .clients import client_key
 from .observe import CallObserver, call_record, notify_observers
 from .output import OutputSchema, call_result, output_schema
 from .shares import CallShares
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Sequence
-    from pathlib import Path
+    from collections.abc import Callable
 
+    from ..._calltypes import ToolResult
     from ..._entries import RegistryChange
+    from ..._identity import AuthIdentity
     from ..._model import PromptSpec, ToolSpec
     from ..._registry import ToolRegistry
     from ..._sources import ToolSource
@@ -49,12 +51,8 @@ if TYPE_CHECKING:
 __all__ = [
     "READ_ONLY_TAGS",
     "RegistryServer",
-    "Reload",
     "build_server",
     "call_result",
-    "serve_stdio",
-    "with_attached",
-    "with_reload",
 ]
 
 logger = logging.getLogger(__name__)
@@ -90,6 +88,9 @@ class RegistryServer:
         """Serving stateless HTTP: no client can be asked anything (set by the HTTP app)."""
         self.shares = CallShares(None)
         """Calls in flight per client (:mod:`~tooldeck.mcp._serving.shares`); capped over HTTP."""
+        self.side_effects_scope: str | None = None
+        """Serving with authentication: the scope a token needs for tools with side effects
+        (set by the HTTP app; ``None``: no scope is asked for)."""
         self.attachment: ToolSource | None = None
         """The attached ``via: client`` servers while serving, if any (for callers to inspect:
         the registry holds them as a source and refreshes them itself before listing)."""
@@ -161,7 +162,9 @@ class RegistryServer:
         toolset = self.toolset
         if toolset is not None and not toolset.everything:
             listed = tuple(spec for spec in listed if toolset.admits(spec, self.registry))
-        return types.ListToolsResult(tools=[self.tool(spec) for spec in listed])
+        caller = caller_identity(ctx)  # a tool whose scopes the caller lacks is not offered
+        tools = [self.tool(spec) for spec in listed if not missing_scopes(spec.scopes, caller)]
+        return types.ListToolsResult(tools=tools)
 
     async def _call_tool(
         self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
@@ -184,16 +187,18 @@ class RegistryServer:
     ) -> types.CallToolResult:
         registry = self.registry
         context = {"mcp_session_id": _session_id(ctx), "mcp_request_id": ctx.request_id}
+        caller = caller_identity(ctx)
         spec = registry.get_tool(params.name)
         if spec is None and await registry.arefresh_sources(params.name):
             spec = registry.get_tool(params.name)  # a lazy server's tool, listed just now
-        toolset = self.toolset
-        if (  # outside the toolset: unknown here, naming no tool from elsewhere
-            toolset is not None
-            and not toolset.everything
-            and (spec is None or not toolset.admits(spec, registry))
-        ):
-            return self._not_served(params.name)
+        refused = self._outside_toolset(params.name, spec, caller) or self._side_effects_refused(
+            spec, caller
+        )
+        if refused is not None:  # answered here, without running anything
+            self._observe(
+                ctx, params, spec, refused.error.kind if refused.error else "refused", 0.0
+            )
+            return call_result(refused, None)
         # Only a tool with side effects asks the approver, which may ask this client:
         # mark the call for it then (an unknown tool is answered without asking anyone).
         token = None
@@ -211,7 +216,11 @@ class RegistryServer:
         outcome = "cancelled"  # unless an answer is reached
         try:
             result = await registry.acall(
-                params.name, params.arguments or {}, context=context, raise_errors=False
+                params.name,
+                params.arguments or {},
+                context=context,
+                raise_errors=False,
+                auth=caller,
             )
             outcome = "ok" if result.ok else result.error.kind if result.error else "tool_error"
         except Exception as exc:  # a bug below must still answer as a tool error
@@ -225,12 +234,33 @@ class RegistryServer:
             if token is not None:
                 unmark_call(token)
             if self.call_observers:
-                duration = time.perf_counter() - started
-                record = call_record(
-                    ctx, params, spec, outcome, duration, session_id=_session_id(ctx)
-                )
-                notify_observers(self.call_observers, record)
+                self._observe(ctx, params, spec, outcome, time.perf_counter() - started)
         return call_result(result, self.output(spec) if spec is not None else None)
+
+    def _side_effects_refused(
+        self, spec: ToolSpec | None, caller: AuthIdentity | None
+    ) -> ToolResult | None:
+        """A tool with side effects, over authenticated HTTP, for a token without the scope.
+
+        Approval by elicitation is only as good as the client that answers it, and
+        a client can answer its own questions; it cannot grant itself a scope, which
+        the token's issuer (or the tokens file) decides.
+        """
+        scope = self.side_effects_scope
+        if scope is None or spec is None or not spec.side_effects or caller is None:
+            return None
+        if scope in caller.scopes or missing_scopes(spec.scopes, caller):
+            return None  # (a tool it may not see at all is refused by the registry, as such)
+        from ..._calling import error_result, new_call_id
+
+        return error_result(
+            "not_permitted",
+            f"the tool {spec.name!r} has side effects, which this server runs only for a "
+            f"token carrying the scope {scope}; this caller's token does not carry it, so "
+            "the call was not run",
+            tool_name=spec.name,
+            call_id=new_call_id(),
+        )
 
     # ---------------------------------------------------------------- prompts
     async def _list_prompts(
@@ -278,18 +308,40 @@ class RegistryServer:
         toolset = self.toolset
         return toolset is None or toolset.admits_prompt(spec.bundle, spec.tags, spec.name)
 
-    def _not_served(self, name: str) -> types.CallToolResult:
-        """A tool of the registry outside this server's toolset: unknown here, as if absent."""
-        from ..._calling import unknown_tool
+    def _outside_toolset(
+        self, name: str, spec: ToolSpec | None, caller: AuthIdentity | None
+    ) -> ToolResult | None:
+        """A name this endpoint does not serve: unknown here, as if absent.
 
+        The names the error offers are the ones this endpoint serves to this
+        caller, never a tool of another toolset or one the caller may not see.
+        """
         toolset = self.toolset
+        if toolset is None or toolset.everything:
+            return None
+        registry = self.registry
+        if spec is not None and toolset.admits(spec, registry):
+            return None
+        from ..._calling import new_call_id, unknown_tool
+
         served = [
-            spec.name
-            for spec in self.registry.tools()
-            if toolset is None or toolset.admits(spec, self.registry)
+            other.name
+            for other in registry.tools()
+            if toolset.admits(other, registry) and not missing_scopes(other.scopes, caller)
         ]
-        result = unknown_tool(name, served, "")
-        return types.CallToolResult(content=[types.TextContent(text=result.text)], is_error=True)
+        return unknown_tool(name, served, new_call_id())
+
+    def _observe(
+        self,
+        ctx: ServerRequestContext[Any],
+        params: types.CallToolRequestParams,
+        spec: ToolSpec | None,
+        outcome: str,
+        duration: float,
+    ) -> None:
+        if self.call_observers:
+            record = call_record(ctx, params, spec, outcome, duration, session_id=_session_id(ctx))
+            notify_observers(self.call_observers, record)
 
     # ----------------------------------------------------------- notifications
     async def _track_sessions(
@@ -373,129 +425,3 @@ def build_server(
         approval_timeout=approval_timeout,
         toolset=toolset,
     )
-
-
-# ------------------------------------------------------------------ serving
-class Reload:
-    """What ``--reload`` needs: the manifests to watch and how to load them."""
-
-    def __init__(
-        self,
-        paths: Sequence[Path],
-        *,
-        config: Any = None,
-        allow_handlers: Sequence[str] = (),
-    ) -> None:
-        self.paths = list(paths)
-        self.config = config
-        self.allow_handlers = list(allow_handlers)
-
-
-async def with_reload(served: RegistryServer, reload: Reload | None, body: Any) -> None:
-    """Run ``body()`` beside the manifest watcher (when reloading), after the first load."""
-    import asyncio
-    import contextlib
-
-    registry = served.registry
-    registry.use_loop(asyncio.get_running_loop())
-    unsubscribe = registry.subscribe(served.on_registry_change)
-    try:
-        if reload is None:
-            await body()
-            return
-        from ..._reload import watch
-
-        loaded = asyncio.Event()
-        stop = asyncio.Event()
-
-        def report(event: ReloadEvent) -> None:
-            notify_observers(served.reload_observers, event)
-            if not event.ok:
-                sys.stderr.write("".join(f"  {line}\n" for line in event.lines()))
-                sys.stderr.flush()
-            loaded.set()
-
-        watcher = asyncio.create_task(
-            watch(
-                registry,
-                reload.paths,
-                config=reload.config,
-                allow_handlers=reload.allow_handlers,
-                on_reload=report,
-                stop_event=stop,
-            )
-        )
-        waiting = asyncio.create_task(loaded.wait())
-        await asyncio.wait({watcher, waiting}, return_when=asyncio.FIRST_COMPLETED)
-        if watcher.done():
-            waiting.cancel()
-            await watcher  # raises what stopped it
-            return
-        try:
-            await body()
-        finally:
-            stop.set()
-            watcher.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await watcher
-    finally:
-        unsubscribe()
-
-
-async def serve_stdio(
-    registry: ToolRegistry,
-    *,
-    reload: Reload | None = None,
-    name: str = "tooldeck",
-    approval_timeout: float = DEFAULT_APPROVAL_TIMEOUT,
-    attach: bool = True,
-    connect_timeout: float = 30.0,
-    toolset: Toolset | None = None,
-) -> None:
-    """Serve over stdin/stdout until the client closes them (stdout carries only protocol).
-
-    With ``attach`` (the default) the ``via: client`` servers the manifests
-    declare are attached while serving, so their tools are served too.
-    ``toolset``: serve only those tools and prompts.
-    """
-    from mcp.server.stdio import stdio_server
-
-    from .stdin import daemon_stdin
-
-    served = build_server(
-        registry,
-        name=name,
-        list_changed=reload is not None,
-        approval_timeout=approval_timeout,
-        toolset=toolset,
-    )
-    # stdin read by a daemon thread: told to stop (SIGTERM, Ctrl-C), serving ends even
-    # while the client keeps stdin open, after the attached servers are stopped.
-    async with daemon_stdin() as stdin, stdio_server(stdin=stdin) as (read_stream, write_stream):
-
-        async def body() -> None:
-            await served.server.run(read_stream, write_stream, served.initialization_options())
-
-        await with_reload(served, reload, with_attached(served, body, attach, connect_timeout))
-
-
-def with_attached(served: RegistryServer, body: Any, attach: bool, connect_timeout: float) -> Any:
-    """``body`` with the registry's ``via: client`` servers attached around it.
-
-    The attachment follows the registry: servers a reload declares later are
-    attached then, and removed ones detached.
-    """
-    if not attach:
-        return body
-
-    async def attached_body() -> None:
-        from .._attaching import attach_servers
-
-        async with attach_servers(served.registry, connect_timeout=connect_timeout) as attachment:
-            served.attachment = attachment
-            try:
-                await body()
-            finally:
-                served.attachment = None
-
-    return attached_body

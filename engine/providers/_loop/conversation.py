@@ -28,6 +28,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any, Literal
 
 from ..._calling import ApprovalRequest, Decision, as_decision
+from ..._identity import missing_scopes
 from ..._model import ToolSpec
 from ..._portal import arun_on, run_on
 from .. import ExportWarning, export_tools
@@ -49,6 +50,7 @@ from .loop import (
 from .responses import RESPONSES
 
 if TYPE_CHECKING:
+    from ..._identity import AuthIdentity
     from ..._registry import ToolRegistry
 
 __all__ = ["ApiName", "arun", "build_toolbox", "run"]
@@ -75,6 +77,7 @@ def run(
     strict: bool | None = None,
     on_call: Callable[[LoopCall], None] | None = None,
     on_warning: Callable[[ExportWarning], None] | None = None,
+    auth: AuthIdentity | None = None,
     **request_options: Any,
 ) -> LoopResult:
     """Talk to the model until it answers without calling a tool; every call it asks for runs.
@@ -113,6 +116,13 @@ def run(
         on_warning: receives each :class:`~tooldeck.providers.ExportWarning`
             (what was sent differently from its declaration); by default each
             is logged. They are also on ``LoopResult.warnings``.
+        auth: the verified user the conversation acts for
+            (:class:`~tooldeck.AuthIdentity`, built by the application from its
+            own session; never from the model). Tools whose scopes it lacks are
+            not offered, and every call runs with it: ``from_auth`` parameters
+            are filled from it and handlers read it as ``ToolContext.auth``.
+            None (the default): nobody is authenticated, every selected tool is
+            offered and a ``from_auth`` parameter's call is refused.
         request_options: passed to every request (``instructions``,
             ``temperature``, ``parallel_tool_calls`` ...); ``stream`` is not supported.
 
@@ -136,6 +146,7 @@ def run(
         strict=strict,
         on_call=on_call,
         on_warning=on_warning,
+        auth=auth,
         options=request_options,
     )
     with secrets_hidden_in_client_logs(registry.secrets):
@@ -160,6 +171,7 @@ async def arun(
     strict: bool | None = None,
     on_call: Callable[[LoopCall], None] | None = None,
     on_warning: Callable[[ExportWarning], None] | None = None,
+    auth: AuthIdentity | None = None,
     **request_options: Any,
 ) -> LoopResult:
     """The async twin of :func:`run`, for ``openai.AsyncOpenAI``; tools run with ``acall_many``.
@@ -186,6 +198,7 @@ async def arun(
         strict=strict,
         on_call=on_call,
         on_warning=on_warning,
+        auth=auth,
         options=request_options,
     )
     with secrets_hidden_in_client_logs(registry.secrets):
@@ -201,6 +214,7 @@ class _Runner:
     registry: ToolRegistry
     parallel: bool
     limit: int | None
+    auth: AuthIdentity | None = None
 
 
 def _start(
@@ -221,6 +235,7 @@ def _start(
     strict: bool | None,
     on_call: Callable[[LoopCall], None] | None,
     on_warning: Callable[[ExportWarning], None] | None,
+    auth: AuthIdentity | None,
     options: Mapping[str, Any],
 ) -> tuple[Generator[Effect, Any, LoopResult], _Runner]:
     """Check the arguments, build the toolbox, say what was left out, start the turns."""
@@ -247,6 +262,7 @@ def _start(
         tags=tags,
         include_hosted=include_hosted,
         strict=strict,
+        auth=auth,
     )
     for warning in toolbox.warnings:
         if on_warning is None:
@@ -264,7 +280,7 @@ def _start(
         options=dict(options),
         on_call=on_call,
     )
-    return steps, _Runner(adapter.create(client), registry, parallel, limit)
+    return steps, _Runner(adapter.create(client), registry, parallel, limit, auth)
 
 
 def build_toolbox(
@@ -276,6 +292,7 @@ def build_toolbox(
     tags: Iterable[str] | None = None,
     include_hosted: bool = True,
     strict: bool | None = None,
+    auth: AuthIdentity | None = None,
 ) -> Toolbox:
     """The exporter's definitions for ``api`` (selected, redacted), and its warnings.
 
@@ -285,7 +302,9 @@ def build_toolbox(
     Secrets are masked in every definition but a hosted MCP server's
     credentials (url, ``authorization``, headers): the provider connects to
     that server with them, so they go out with their real ``${env:...}``
-    values; what the loop prints or logs never holds them.
+    values; what the loop prints or logs never holds them. Given ``auth``, a
+    tool whose scopes it lacks is left out (its warnings too), as ``tooldeck
+    serve`` leaves it out of a caller's listing.
     """
     found: list[ExportWarning] = []
     definitions = export_tools(
@@ -301,12 +320,19 @@ def build_toolbox(
         send_credentials=True,
     )
     offered: dict[str, str] = {}
+    kept: list[dict[str, Any]] = []
+    unseen: set[str] = set()
     for definition in definitions:
         name = _function_name(definition)
         if name is not None:
             spec = registry.get_tool(name)
+            if spec is not None and auth is not None and missing_scopes(spec.scopes, auth):
+                unseen.add(spec.name)  # not this caller's to see
+                continue
             offered[name] = spec.name if spec is not None else name
-    return Toolbox(definitions, offered, tuple(found))
+        kept.append(definition)
+    warnings = tuple(w for w in found if w.name not in unseen)
+    return Toolbox(kept, offered, warnings)
 
 
 def _function_name(definition: Mapping[str, Any]) -> str | None:
@@ -321,7 +347,7 @@ def _function_name(definition: Mapping[str, Any]) -> str | None:
 # ------------------------------------------------------------------- drivers
 def _drive(steps: Generator[Effect, Any, LoopResult], runner: _Runner) -> LoopResult:
     """Perform ``steps`` with a sync client; a reply's calls run through ``call_many``."""
-    registry = runner.registry
+    registry, auth = runner.registry, runner.auth
     strategy: Literal["parallel", "sequential"] = "parallel" if runner.parallel else "sequential"
     value: Any = None
     with closing(steps):  # a client error mid-way ends the turns too
@@ -341,9 +367,11 @@ def _drive(steps: Generator[Effect, Any, LoopResult], runner: _Runner) -> LoopRe
                 batch = effect[1]
                 if len(batch) == 1:  # nothing to overlap: skip starting an event loop
                     one = batch[0]
-                    value = [registry.call(one.name, one.arguments, call_id=one.call_id)]
+                    value = [registry.call(one.name, one.arguments, call_id=one.call_id, auth=auth)]
                 else:
-                    value = registry.call_many(batch, strategy=strategy, limit=runner.limit)
+                    value = registry.call_many(
+                        batch, strategy=strategy, limit=runner.limit, auth=auth
+                    )
             else:
                 value = _approve_sync(registry, effect[1])
 
@@ -367,7 +395,9 @@ async def _adrive(steps: Generator[Effect, Any, LoopResult], runner: _Runner) ->
                     )
                 value = await pending
             elif effect[0] == "execute":
-                value = await registry.acall_many(effect[1], strategy=strategy, limit=runner.limit)
+                value = await registry.acall_many(
+                    effect[1], strategy=strategy, limit=runner.limit, auth=runner.auth
+                )
             else:
                 value = await _approve_async(registry, effect[1])
 
