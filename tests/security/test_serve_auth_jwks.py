@@ -86,3 +86,55 @@ async def test_an_unreachable_jwks_refuses_without_raising():
         jwks=JwksKeys(f"http://127.0.0.1:{free_port()}/jwks.json", timeout=2),
     )
     assert await verifier.verify_token(sign(rsa_key(), kid="k1")) is None
+
+
+async def test_a_verified_token_is_remembered_briefly_and_only_when_valid(
+    monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """A client's next request skips the signature check; a bad token is never remembered,
+    and a remembered one ends with its exp or the minute, whichever is first."""
+    import time
+
+    from tests.security.serve_auth_helpers import public_pem
+    from tooldeck.mcp._http import jwt_tokens
+
+    key = rsa_key()
+    pem = tmp_path_factory.mktemp("keys") / "k.pem"
+    pem.write_bytes(public_pem(key))
+    verifier = JwtVerifier.from_options(
+        AuthOptions(mode="jwt", jwt_public_key=pem, audience=AUDIENCE, leeway=0)
+    )
+    checks: list[str] = []
+    original = verifier._verify
+
+    async def counted(token: str):  # type: ignore[no-untyped-def]
+        checks.append(token)
+        return await original(token)
+
+    monkeypatch.setattr(verifier, "_verify", counted)
+    good = sign(key)
+    now = time.time()
+    short = sign(key, exp=int(now) + 2)  # signed before the clock below is moved
+    first = await verifier.verify_token(good)
+    assert first is not None
+    assert await verifier.verify_token(good) is first
+    assert len(checks) == 1  # the second request cost no signature check
+    bad = sign(rsa_key())
+    assert await verifier.verify_token(bad) is None
+    assert await verifier.verify_token(bad) is None
+    assert checks.count(bad) == 2  # refusals are checked every time, never remembered
+    # Past the minute (or the token's exp) it is checked again.
+    monkeypatch.setattr(jwt_tokens.time, "time", lambda: now + jwt_tokens.VERIFIED_SECONDS + 1)
+    assert await verifier.verify_token(good) is not None
+    assert checks.count(good) == 2
+    monkeypatch.setattr(jwt_tokens.time, "time", lambda: now)
+    assert await verifier.verify_token(short) is not None
+    assert await verifier.verify_token(short) is not None
+    assert checks.count(short) == 1
+    monkeypatch.setattr(jwt_tokens.time, "time", lambda: now + 5)  # past its exp
+    await verifier.verify_token(short)
+    assert checks.count(short) == 2  # no longer taken as verified: checked again
+    # Bounded: the oldest go first.
+    for n in range(jwt_tokens.VERIFIED_TOKENS + 10):
+        verifier._verified.put(n.to_bytes(8, "big"), first)
+    assert len(verifier._verified._entries) == jwt_tokens.VERIFIED_TOKENS

@@ -23,8 +23,10 @@ thread with a timeout: the event loop never waits on the network.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import logging
 import time
+from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -189,6 +191,7 @@ class JwtVerifier:
         self.leeway = leeway
         self.public_key: dict[str, Any] = public_key or {}
         self.jwks = jwks
+        self._verified = _VerifiedTokens()
 
     @classmethod
     def from_options(cls, auth: AuthOptions) -> JwtVerifier:
@@ -227,6 +230,17 @@ class JwtVerifier:
         return found.key, [alg]
 
     async def verify_token(self, token: str) -> AccessToken | None:
+        """The token's access, verified now or (the same token) within the last minute."""
+        digest = hashlib.sha256(token.encode("utf-8", "surrogatepass")).digest()
+        cached = self._verified.get(digest)
+        if cached is not None:
+            return cached
+        verified = await self._verify(token)
+        if verified is not None:
+            self._verified.put(digest, verified)
+        return verified
+
+    async def _verify(self, token: str) -> AccessToken | None:
         try:
             header = jwt.get_unverified_header(token)
         except jwt.PyJWTError:
@@ -247,6 +261,47 @@ class JwtVerifier:
         except (jwt.PyJWTError, ValueError, TypeError):
             return None
         return _access_token(token, claims, self.audience, self.leeway)
+
+
+class _VerifiedTokens:
+    """Tokens verified lately, so a client's next request skips the signature check.
+
+    A client sends the same token with every request, and checking an RSA
+    signature is the largest cost of an authenticated call. An entry is kept
+    for at most :data:`VERIFIED_SECONDS` and never past the token's ``exp`` (with
+    the leeway): a key withdrawn from the JWKS stops a token within that minute.
+    Keyed by the token's SHA-256, at most :data:`VERIFIED_TOKENS` entries (the
+    oldest go first), and only tokens that passed: a flood of bad tokens caches
+    nothing.
+    """
+
+    def __init__(self) -> None:
+        self._entries: OrderedDict[bytes, tuple[float, AccessToken]] = OrderedDict()
+
+    def get(self, digest: bytes) -> AccessToken | None:
+        found = self._entries.get(digest)
+        if found is None:
+            return None
+        until, access = found
+        if time.time() >= until:
+            del self._entries[digest]
+            return None
+        return access
+
+    def put(self, digest: bytes, access: AccessToken) -> None:
+        until = time.time() + VERIFIED_SECONDS
+        if access.expires_at is not None:
+            until = min(until, float(access.expires_at))
+        self._entries[digest] = (until, access)
+        self._entries.move_to_end(digest)
+        while len(self._entries) > VERIFIED_TOKENS:
+            self._entries.popitem(last=False)
+
+
+VERIFIED_SECONDS = 60.0
+"""How long a verified token is taken as verified without checking its signature again."""
+VERIFIED_TOKENS = 4096
+"""How many verified tokens are remembered (per server)."""
 
 
 def _access_token(

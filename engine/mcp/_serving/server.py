@@ -102,6 +102,8 @@ class RegistryServer:
         self.reload_observers: list[Callable[[ReloadEvent], None]] = []
         """Told about every reload :func:`with_reload` runs (the first load included)."""
         self._outputs: dict[str, tuple[ToolSpec, OutputSchema | None]] = {}
+        self._tools: dict[str, tuple[ToolSpec, types.Tool]] = {}
+        """Each tool's MCP definition, while the registry holds the same spec."""
         self.sessions: list[ServerSession] = []
         """One session per initialized connection, for server-initiated notifications
         (kept only with ``list_changed``: nothing else is sent unasked)."""
@@ -130,15 +132,22 @@ class RegistryServer:
         The annotations are :func:`~tooldeck._hints.tool_hints`, as ``export
         --provider mcp`` prints them; none for a tool that declares none.
         """
+        cached = self._tools.get(spec.name)
+        if cached is not None and cached[0] is spec:
+            return cached[1]  # the same spec: the same definition (a listing after a reload)
         hints = tool_hints(spec)
         output = self.output(spec)
-        return types.Tool(
+        tool = types.Tool(
             name=self.registry.safe_name(spec.name),
             description=spec.description,
             input_schema=self.registry.input_schema(spec.name),
             output_schema=output.schema if output is not None else None,
             annotations=types.ToolAnnotations.model_validate(hints) if hints else None,
         )
+        if len(self._tools) > 2 * len(self.registry) + 64:  # tools removed by reloads
+            self._tools.clear()
+        self._tools[spec.name] = (spec, tool)
+        return tool
 
     def output(self, spec: ToolSpec) -> OutputSchema | None:
         """The tool's ``outputSchema`` (cached while the registry holds the same spec)."""
