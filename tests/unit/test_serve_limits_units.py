@@ -67,12 +67,15 @@ def _user(subject: str | None, client_id: str, issuer: str | None = None) -> Aut
 
 
 def test_the_client_key_is_the_verified_subject_else_the_client_id_else_the_address():
-    scope = {"client": ("127.0.0.2", 5000)}
-    assert client_key(scope) == "address:127.0.0.2"
-    alice = {**scope, "user": _user("alice", "app", "https://idp")}
+    address = {"client": ("127.0.0.2", 5000)}
+    assert client_key(dict(address)) == "address:127.0.0.2"
+    alice = {**address, "user": _user("alice", "app", "https://idp")}
     assert client_key(alice) == client_key({"client": ("10.0.0.9", 1), "user": alice["user"]})
-    assert client_key(alice) != client_key({**scope, "user": _user("alice", "app", "https://x")})
-    assert client_key({**scope, "user": _user(None, "app")}) == "client:app"
+    assert client_key(alice) != client_key({**address, "user": _user("alice", "app", "https://x")})
+    assert client_key({**address, "user": _user(None, "app")}) == "client:app"
+    # Worked out once per request: the scope keeps it for the next layer.
+    scope = dict(address)
+    assert client_key(scope) == scope["tooldeck.client_key"] == "address:127.0.0.2"
 
 
 def test_ipv6_addresses_count_by_their_64():

@@ -18,13 +18,29 @@ __all__ = ["caller_identity", "identity_from_token"]
 
 
 def identity_from_token(token: Any) -> AuthIdentity:
-    """An :class:`AuthIdentity` from an ``mcp`` ``AccessToken`` a token verifier returned."""
-    return AuthIdentity(
+    """An :class:`AuthIdentity` from an ``mcp`` ``AccessToken`` a token verifier returned.
+
+    A verifier may hand back the same ``AccessToken`` for a client's next requests
+    (the JWT verifier remembers verified tokens for a minute): its identity is then
+    the same one too, made once (the identity is immutable, so sharing it is safe).
+    """
+    remembered = _IDENTITIES.get(id(token))
+    if remembered is not None and remembered[0] is token:
+        return remembered[1]
+    identity = AuthIdentity(
         subject=token.subject,
         client_id=token.client_id,
         scopes=frozenset(token.scopes),
         claims=dict(token.claims or {}),
     )
+    if len(_IDENTITIES) >= _REMEMBERED:
+        _IDENTITIES.clear()
+    _IDENTITIES[id(token)] = (token, identity)  # the token is held, so its id stays its own
+    return identity
+
+
+_REMEMBERED = 4096
+_IDENTITIES: dict[int, tuple[Any, AuthIdentity]] = {}
 
 
 def caller_identity(ctx: Any) -> AuthIdentity | None:

@@ -17,8 +17,27 @@ from typing import Any
 __all__ = ["address_key", "client_address", "client_key"]
 
 
+SCOPE_KEY = "tooldeck.client_key"
+"""Where the first layer that needs the key leaves it in the ASGI scope for the next ones."""
+
+
 def client_key(scope: Mapping[str, Any]) -> str:
-    """The key every per-client limit counts ``scope``'s request against."""
+    """The key every per-client limit counts ``scope``'s request against.
+
+    Worked out once per request: the first caller stores it in ``scope``
+    (:data:`SCOPE_KEY`), and the limits, the session tracker and the worker
+    shares read it from there.
+    """
+    known = scope.get(SCOPE_KEY)
+    if known is not None:
+        return known  # type: ignore[no-any-return]
+    key = _client_key(scope)
+    if isinstance(scope, dict):
+        scope[SCOPE_KEY] = key
+    return key
+
+
+def _client_key(scope: Mapping[str, Any]) -> str:
     token = getattr(scope.get("user"), "access_token", None)
     if token is not None:
         subject = getattr(token, "subject", None)

@@ -182,6 +182,11 @@ class RegistryServer:
             return await self._run_call(ctx, params)
         scope = getattr(ctx.request, "scope", None)
         key = client_key(scope) if isinstance(scope, dict) else "local"
+        if self.shares.try_take(key):  # a slot is free: no wait to set up
+            try:
+                return await self._run_call(ctx, params)
+            finally:
+                self.shares.give_back(key)
         async with self.shares.slot(key) as granted:
             if granted:
                 return await self._run_call(ctx, params)

@@ -38,6 +38,26 @@ class CallShares:
     def running(self, key: str) -> int:
         return self._running.get(key, 0)
 
+    def try_take(self, key: str) -> bool:
+        """Take one of ``key``'s slots if one is free now (the common case, no await)."""
+        cap = self.per_client
+        count = self._running.get(key, 0)
+        if cap is not None and count >= cap:
+            return False
+        self._running[key] = count + 1
+        return True
+
+    def give_back(self, key: str) -> None:
+        """Return a slot :meth:`try_take` (or :meth:`slot`) took."""
+        count = self._running[key] - 1
+        if count:
+            self._running[key] = count
+        else:
+            del self._running[key]
+        freed = self._freed.pop(key, None)
+        if freed is not None:
+            freed.set()
+
     @contextlib.asynccontextmanager
     async def slot(self, key: str) -> AsyncIterator[bool]:
         """Hold one of ``key``'s slots; yields False when none came free in time."""
@@ -56,11 +76,4 @@ class CallShares:
         try:
             yield True
         finally:
-            count = self._running[key] - 1
-            if count:
-                self._running[key] = count
-            else:
-                del self._running[key]
-            freed = self._freed.pop(key, None)
-            if freed is not None:
-                freed.set()
+            self.give_back(key)
