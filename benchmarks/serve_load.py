@@ -31,6 +31,9 @@ client: ``initialize`` once, a GET stream for notifications, then ``tools/call``
 loop, and a ``tools/list`` after every ``notifications/tools/list_changed``. All the
 while the script rewrites the manifest every second, alternating two descriptions of
 the tool, so tooldeck really reloads and its clients really get ``list_changed``.
+MCPServer cannot reload, so it never announces a change; for the same load, its
+clients list the tools at each rewrite as if told (both servers answer the same
+requests; tooldeck also does the reloading and the announcing).
 
 The sides take turns: rounds of ``--round`` seconds, tooldeck and MCPServer
 alternating (which goes first swaps each pair), ``--duration`` seconds of load
@@ -200,12 +203,22 @@ def _why(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"[:120]
 
 
-async def rewrite_forever(project: Project, counter: list[int]) -> None:
-    """Rewrite the manifest every second, alternating its two valid versions."""
+async def rewrite_forever(
+    project: Project, counter: list[int], unannounced: list[McpSession]
+) -> None:
+    """Rewrite the manifest every second, alternating its two valid versions.
+
+    The same load on both servers: tooldeck's clients list the tools again when
+    ``list_changed`` says so; MCPServer cannot reload, so its clients
+    (``unannounced``) list again at each rewrite too, as if told. Both servers
+    then answer the same requests, and tooldeck also does the reloading.
+    """
     while True:
         await asyncio.sleep(REWRITE_EVERY)
         counter[0] += 1
         project.write_manifest(counter[0])
+        for session in unannounced:
+            session.list_due = True
 
 
 async def check_refusals(side: Side, project: Project) -> list[str]:
@@ -263,7 +276,8 @@ async def run(opts: argparse.Namespace, project: Project, auth: bool, flags: set
         for problem in problems:
             print(f"  PROBLEM: {problem}")
         if not opts.no_rewrite:
-            rewriter = asyncio.create_task(rewrite_forever(project, rewrites))
+            unannounced = sides[MCPSERVER].sessions
+            rewriter = asyncio.create_task(rewrite_forever(project, rewrites, unannounced))
         warmup = opts.warmup if opts.warmup is not None else (1.0 if opts.quick else 5.0)
         for side in sides.values():
             await one_round(side, warmup, timed=False)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import re
 from collections.abc import AsyncIterator, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import anyio
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
@@ -150,8 +150,9 @@ def build_app(
     if verifier is not None:
         middleware += auth_middleware(verifier)
     middleware += [
-        Middleware(LimitsMiddleware, limits=limits),
-        Middleware(SessionsMiddleware, tracker=tracker),
+        # (Any: starlette 0.45 types a middleware factory more narrowly than later releases)
+        Middleware(cast("Any", LimitsMiddleware), limits=limits),
+        Middleware(cast("Any", SessionsMiddleware), tracker=tracker),
     ]
     return Starlette(routes=routes, middleware=middleware, lifespan=lifespan)
 

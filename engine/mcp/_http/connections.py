@@ -109,11 +109,15 @@ class WorkerProtocol(_LimitedH11Protocol):
     open_per_client: ClassVar[dict[str, int]] = {}
 
 
-def configure_worker_protocol(options: HttpOptions) -> str:
-    """Set :class:`WorkerProtocol`'s limits; the import string uvicorn takes for it."""
+def configure_worker_protocol(options: HttpOptions) -> type[H11Protocol]:
+    """Set :class:`WorkerProtocol`'s limits, and return it for uvicorn's ``http=``.
+
+    Sent to a worker process by reference (module and name), so each worker
+    sets it up again from the plan (:func:`~tooldeck.mcp._http.worker.create_app`).
+    """
     WorkerProtocol.header_timeout = options.header_timeout
     WorkerProtocol.per_client = options.max_connections_per_client
-    return f"{__name__}:WorkerProtocol"
+    return WorkerProtocol
 
 
 def limited_protocol(options: HttpOptions) -> type[H11Protocol]:

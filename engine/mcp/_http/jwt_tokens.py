@@ -25,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
+import math
 import time
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -132,8 +133,12 @@ class JwksKeys:
         refetch_floor: float = 10.0,
         timeout: float = 10.0,
     ) -> None:
+        # Whole seconds: PyJWT 2.10 declares both as int (later releases take a float).
         self.client = jwt.PyJWKClient(
-            url, cache_jwk_set=True, lifespan=cache_seconds, timeout=timeout
+            url,
+            cache_jwk_set=True,
+            lifespan=max(1, math.ceil(cache_seconds)),
+            timeout=max(1, math.ceil(timeout)),
         )
         self.refetch_floor = refetch_floor
         self.timeout = timeout
