@@ -131,7 +131,6 @@ def _settable(serve: argparse.ArgumentParser) -> None:
     )
 
     register_settings(
-        serve,
         {
             "transport": ("transport", one_of("stdio", "http")),
             "host": ("host", as_str),
@@ -351,16 +350,11 @@ def _selected(args: argparse.Namespace, named: Mapping[str, Toolset]) -> Toolset
     """What ``/mcp`` (or stdio) serves: a named toolset, the selectors, or everything."""
     from .._errors import ExportError
     from ..providers import Toolset
+    from ._serve_settings import named_toolset
 
-    selectors = args.bundles or args.tags or args.names
     if args.toolset is not None:
-        if selectors:
-            raise UsageError("--toolset and --bundle/--tag/--tool cannot be combined")
-        if args.toolset not in named:
-            known = ", ".join(sorted(named)) or "none (add [tool.tooldeck.toolsets.NAME])"
-            raise UsageError(f"unknown toolset {args.toolset!r}; the toolsets here are: {known}")
-        return named[args.toolset]
-    if not selectors:
+        return named_toolset(args, named)
+    if not (args.bundles or args.tags or args.names):
         return None
     try:
         return Toolset.of(bundles=args.bundles, tags=args.tags, names=args.names)

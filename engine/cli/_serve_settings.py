@@ -38,6 +38,7 @@ __all__ = [
     "add_toolset_argument",
     "apply_serve_settings",
     "defer_to_settings",
+    "named_toolset",
     "register_settings",
     "selectors_from_toolset",
     "toolsets_of",
@@ -153,15 +154,13 @@ def one_of(*choices: str) -> Convert:
 
 
 # ------------------------------------------------------------------ the flags
-def register_settings(
-    parser: argparse.ArgumentParser, settings: Mapping[str, tuple[str, Convert]]
-) -> None:
-    """Let ``[tool.tooldeck.serve]`` set these flags (key -> (dest, conversion))."""
+def register_settings(settings: Mapping[str, tuple[str, Convert]]) -> None:
+    """Let ``[tool.tooldeck.serve]`` set these flags (key -> (dest, conversion)); the
+    flags are then deferred together, by :func:`defer_to_settings`."""
     SERVE_SETTINGS.update(settings)
     for dest, convert in settings.values():
         if convert is as_list:
             _LISTS.add(dest)
-    del parser  # the flags are deferred together, by defer_to_settings
 
 
 def defer_to_settings(parser: argparse.ArgumentParser) -> None:
@@ -258,23 +257,26 @@ def add_toolset_argument(parser: argparse.ArgumentParser, what: str) -> None:
     )
 
 
+def named_toolset(args: argparse.Namespace, named: Mapping[str, Toolset]) -> Toolset:
+    """The toolset ``--toolset`` names (usage errors: combined with selectors, or unknown)."""
+    if args.bundles or args.tags or args.names:
+        raise UsageError("--toolset and --bundle/--tag/--tool cannot be combined")
+    if args.toolset not in named:
+        known = ", ".join(sorted(named)) or "none (add [tool.tooldeck.toolsets.NAME])"
+        raise UsageError(f"unknown toolset {args.toolset!r}; the toolsets here are: {known}")
+    return named[args.toolset]
+
+
 def selectors_from_toolset(args: argparse.Namespace) -> None:
     """Replace ``--toolset NAME`` by its bundles, tags and tools (``export``, ``chat``).
 
     So ``export --toolset support`` gives exactly what ``serve`` serves at ``/mcp/support``.
     """
-    name = getattr(args, "toolset", None)
-    if name is None:
+    if getattr(args, "toolset", None) is None:
         return
-    if args.bundles or args.tags or args.names:
-        raise UsageError("--toolset and --bundle/--tag/--tool cannot be combined")
     from ._common import Resolved
 
-    named = toolsets_of(Resolved(args, bundled=True).project)
-    if name not in named:
-        known = ", ".join(sorted(named)) or "none (add [tool.tooldeck.toolsets.NAME])"
-        raise UsageError(f"unknown toolset {name!r}; the toolsets here are: {known}")
-    chosen = named[name]
+    chosen = named_toolset(args, toolsets_of(Resolved(args, bundled=True).project))
     args.bundles = sorted(chosen.bundles) or None
     args.tags = sorted(chosen.tags) or None
     args.names = sorted(chosen.names) or None
