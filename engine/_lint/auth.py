@@ -39,9 +39,9 @@ def _auth_without_authentication(ctx: LintContext) -> Iterator[Diagnostic]:
     if ctx.settings.serve_auth != "none":
         return
     seen_files: set[str] = set()
-    for bundle, spec, path, entry in ctx.tools():
+    for bundle in ctx.result.bundles.values():
         data = ctx.result.documents[bundle.file].data or {}
-        if _scopes(data) and bundle.file not in seen_files:
+        if _scopes(data) and (bundle.tools or bundle.uses) and bundle.file not in seen_files:
             seen_files.add(bundle.file)
             yield ctx.at(
                 bundle,
@@ -51,6 +51,22 @@ def _auth_without_authentication(ctx: LintContext) -> Iterator[Diagnostic]:
                 f"off: without it every caller may call them; {_FIX}",
                 key=True,
             )
+        entries = data.get("tools") if isinstance(data, Mapping) else None
+        for use in bundle.uses:  # an attached server's tool, scoped like a tool of our own
+            path = bundle.tool_paths[use.name]
+            index = path[1]
+            entry = entries[index] if isinstance(entries, list) and isinstance(index, int) else None
+            if _scopes(entry):
+                yield ctx.at(
+                    bundle,
+                    (*path, "auth"),
+                    "TD415",
+                    f"tool {use.name!r} (use: {use.server}/{use.tool}) declares scopes, but "
+                    f"authentication is off: without it every caller may call the tool; {_FIX}",
+                    use.name,
+                    key=True,
+                )
+    for bundle, spec, path, entry in ctx.tools():
         if _scopes(entry):
             yield ctx.at(
                 bundle,

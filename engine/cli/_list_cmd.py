@@ -200,6 +200,14 @@ def _tool_row(registry: ToolRegistry, spec: Any, tokens: int) -> dict[str, Any]:
         "tokens": tokens,
         "side_effects": bool(spec.side_effects),  # whether a call waits for approval
         "return_direct": spec.return_direct,
+        # What a caller needs (serve --auth, run(auth=)): a token carrying these scopes,
+        # and the claims that fill the parameters the model never sees.
+        "scopes": list(spec.scopes),
+        "from_auth": [
+            {"name": param.name, "claim": param.from_auth}
+            for param in spec.params
+            if param.from_auth is not None
+        ],
     }
 
 
@@ -263,6 +271,10 @@ def _lines(listing: dict[str, Any]) -> list[str]:
         )
         summary = _first_line(row["description"]) if row["description"] else "(no description)"
         lines.append(f"    {summary}")
+        if row["scopes"]:
+            lines.append(f"    needs scopes: {', '.join(row['scopes'])}")
+        for bound in row["from_auth"]:
+            lines.append(f"    {bound['name']}: from the caller's token ({bound['claim']})")
     for prompt in listing["prompts"]:
         lines.append(
             f"prompt {prompt['name']} ({prompt['role']})  {_first_line(prompt['description'])}"

@@ -140,6 +140,33 @@ def test_list_json_shows_bundle_params_source_and_tokens(run_line, tmp_path):
     assert 20 < tool["tokens"] < 200
 
 
+SCOPED = """
+version: 1
+auth: {scopes: [notes:read]}
+tools:
+  - name: my_notes
+    handler: tooldeck.handlers.files:read_file
+    description: Read the signed-in user's notes file in the project.
+    auth: {scopes: [notes:own]}
+    params:
+      - name: path
+        description: The user's notes file, named in their token.
+        from_auth: notes_file
+"""
+
+
+def test_list_shows_what_a_caller_needs(run_line, tmp_path):
+    write(tmp_path, "scoped.yaml", SCOPED)
+    listing = json.loads(run_line("list", "-m", str(tmp_path), "--json").stdout)
+    (tool,) = listing["tools"]
+    assert tool["scopes"] == ["notes:read", "notes:own"]
+    assert tool["from_auth"] == [{"name": "path", "claim": "notes_file"}]
+    assert tool["params"] == []  # filled from the token: never the model's to send
+    shown = run_line("list", "-m", str(tmp_path)).stdout
+    assert "needs scopes: notes:read, notes:own" in shown
+    assert "path: from the caller's token (notes_file)" in shown
+
+
 def test_list_reports_broken_files_but_shows_the_rest(run_line, tmp_path):
     write(tmp_path, "a_good.yaml", GOOD)
     write(tmp_path, "b_broken.yaml", BROKEN)

@@ -132,6 +132,42 @@ def test_the_protected_resource_metadata(jwt_server: str):
         assert document["resource"] == AUDIENCE
         assert document["authorization_servers"] == ["https://login.example"]
         assert document["bearer_methods_supported"] == ["header"]
+        assert document["scopes_supported"] == [
+            "tickets:read",
+            "tickets:write",
+            "tooldeck:side-effects",
+        ]
+
+
+def test_scopes_supported_follows_the_registry(tmp_path: Path):
+    from tooldeck import ToolRegistry, ToolSpec
+
+    key_file = tmp_path / "public.pem"
+    key_file.write_bytes(public_pem(KEY))
+    options = HttpOptions(
+        port=free_port(),
+        auth=AuthOptions(
+            mode="jwt",
+            jwt_public_key=key_file,
+            issuer=ISSUER,
+            audience=AUDIENCE,
+            authorization_server="https://login.example",
+        ),
+    )
+    reg = ToolRegistry()
+    reg.add(ToolSpec(name="ping", description="Answer pong.", handler=lambda: "pong"))
+    with live_app(reg, options) as base:
+        url = base + "/.well-known/oauth-protected-resource"
+        assert "scopes_supported" not in httpx2.get(url, timeout=30).json()  # none asked for
+        reg.add(
+            ToolSpec(
+                name="refund",
+                description="Refund an order.",
+                handler=lambda: "refunded",
+                scopes=("orders:refund",),
+            )
+        )
+        assert httpx2.get(url, timeout=30).json()["scopes_supported"] == ["orders:refund"]
 
 
 def test_a_foreign_host_or_origin_is_refused_even_with_a_valid_token(jwt_server: str):

@@ -189,6 +189,32 @@ def test_td415_warns_at_each_key_that_asks_for_an_identity(tmp_path: Path) -> No
     assert all("[tool.tooldeck.serve] auth" in w for w in words)
 
 
+def test_td415_warns_about_scopes_on_a_use_entry(tmp_path: Path) -> None:
+    text = """
+        version: 1
+        mcp_servers:
+          - {name: time, command: [python, -m, time_server], via: client}
+        tools:
+          - use: time/get_current_time
+            auth: {scopes: [clock:read]}
+          - use: time/convert_time
+        """
+    path = write(tmp_path, "uses.yaml", text)
+    registry, result = load(path)
+    found = [d for d in lint(result, registry, LintSettings()) if d.code == "TD415"]
+    assert [(d.location.line, d.tool_name) for d in found] == [(6, "get_current_time")]
+    assert "use: time/get_current_time" in found[0].message
+    file_wide = write(tmp_path, "uses.yaml", "auth: {scopes: [clock]}\n" + textwrap.dedent(text))
+    registry, result = load(file_wide)
+    found = [d for d in lint(result, registry, LintSettings()) if d.code == "TD415"]
+    assert [d.location.line for d in found] == [1, 8]
+    assert lint_codes_of(result, registry, LintSettings(serve_auth="bearer")) == []
+
+
+def lint_codes_of(result, registry, settings):  # type: ignore[no-untyped-def]
+    return [d.code for d in lint(result, registry, settings) if d.code == "TD415"]
+
+
 def test_td415_is_quiet_when_serving_with_authentication(tmp_path: Path) -> None:
     assert lint_codes(tmp_path, LintSettings(serve_auth="jwt")) == []
 

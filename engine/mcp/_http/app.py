@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import re
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, cast
 
 import anyio
@@ -32,7 +32,14 @@ from .sessions import SessionsMiddleware, SessionTracker
 if TYPE_CHECKING:
     from .._serving import RegistryServer
 
-__all__ = ["DEFAULT_TOOLSET", "build_app", "check_toolset_name", "mcp_path", "transport_security"]
+__all__ = [
+    "DEFAULT_TOOLSET",
+    "build_app",
+    "check_toolset_name",
+    "mcp_path",
+    "scopes_served",
+    "transport_security",
+]
 
 DEFAULT_TOOLSET = ""
 """The key of the server for the whole registry (or the ``--bundle/--tag/--tool`` selection)."""
@@ -108,11 +115,12 @@ def build_app(
     # server could read it, so it checks Host and Origin as /mcp does. The probes stay
     # open to any Host (a load balancer or Kubernetes asks by IP address).
     routes = [_host_checked(r, security) if r.path == "/metrics" else r for r in routes]
+    side_effects_scope = options.auth.side_effects_scope if verifier else None
     shares = CallShares(options.max_concurrent)  # one share per client across every endpoint
     for toolset, served in servers.items():
         served.stateless = options.stateless
         served.shares = shares
-        served.side_effects_scope = options.auth.side_effects_scope if verifier else None
+        served.side_effects_scope = side_effects_scope
         manager = StreamableHTTPSessionManager(
             app=served.server,
             stateless=options.stateless,
@@ -126,7 +134,11 @@ def build_app(
         if verifier is not None:
             endpoint = protect(endpoint, options.auth)  # 401 without a valid token
         routes.append(Route(mcp_path(toolset), endpoint=endpoint))
-    routes += metadata_routes(options.auth, [mcp_path(toolset) for toolset in servers])
+    routes += metadata_routes(
+        options.auth,
+        [mcp_path(toolset) for toolset in servers],
+        scopes=lambda: scopes_served(servers.values(), side_effects_scope),
+    )
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -155,6 +167,19 @@ def build_app(
         Middleware(cast("Any", SessionsMiddleware), tracker=tracker),
     ]
     return Starlette(routes=routes, middleware=middleware, lifespan=lifespan)
+
+
+def scopes_served(servers: Iterable[RegistryServer], side_effects_scope: str | None) -> set[str]:
+    """Every scope a served tool asks for, and the side-effects scope if a tool needs it."""
+    scopes: set[str] = set()
+    for served in servers:
+        registry, toolset = served.registry, served.toolset
+        for spec in registry.tools():
+            if toolset is None or toolset.everything or toolset.admits(spec, registry):
+                scopes.update(spec.scopes)
+                if spec.side_effects and side_effects_scope:
+                    scopes.add(side_effects_scope)
+    return scopes
 
 
 def _host_checked(route: Route, security: TransportSecuritySettings) -> Route:

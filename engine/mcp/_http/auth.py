@@ -16,7 +16,7 @@ toolsets on one app. Routes that are not wrapped (health, metrics) stay public.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlparse
 
@@ -156,30 +156,43 @@ def protect(endpoint: Any, auth: AuthOptions) -> Any:
     return RequireAuthMiddleware(endpoint, [], metadata_url(auth))
 
 
-def metadata_routes(auth: AuthOptions, served_paths: Iterable[str]) -> list[Route]:
+def metadata_routes(
+    auth: AuthOptions,
+    served_paths: Iterable[str],
+    scopes: Callable[[], Iterable[str]] = tuple,
+) -> list[Route]:
     """RFC 9728 metadata at the well-known path, bare and suffixed with each served path.
 
     One document for every toolset: the resource is ``--audience`` (a client of
     ``/mcp/<name>`` accepts the metadata of the ``/mcp`` it is under). Nothing
     without ``--authorization-server``: the document must name one.
+    ``scopes``: the scopes the served tools ask for, read at each request so
+    ``scopes_supported`` follows reloads (left out when there are none).
     """
     url = metadata_url(auth)
     if url is None or auth.audience is None or auth.authorization_server is None:
         return []
-    from mcp.server.auth.routes import create_protected_resource_routes
+    from mcp.server.auth.handlers.metadata import ProtectedResourceMetadataHandler
+    from mcp.server.auth.routes import cors_middleware
+    from mcp.shared.auth import ProtectedResourceMetadata
     from starlette.routing import Route
 
     # Strings, not AnyHttpUrl: the metadata model keeps a URL without a path as written
     # (an issuer is compared as an exact string; AnyHttpUrl would add a "/").
     resource: Any = auth.audience
     server: Any = auth.authorization_server
-    route = create_protected_resource_routes(
-        resource_url=resource,
-        authorization_servers=[server],
-        resource_name="tooldeck",
-    )[0]
+    document = ProtectedResourceMetadata(
+        resource=resource, authorization_servers=[server], resource_name="tooldeck"
+    )
+
+    async def metadata(request: Any) -> Any:
+        listed = sorted(set(scopes()))
+        current = document.model_copy(update={"scopes_supported": listed or None})
+        return await ProtectedResourceMetadataHandler(current).handle(request)
+
+    # The SDK's handler and CORS (create_protected_resource_routes makes the same), with
+    # the document made at each request: scopes_supported follows reloads.
+    endpoint = cors_middleware(metadata, ["GET", "OPTIONS"])
     paths = {urlparse(str(url)).path, WELL_KNOWN}
     paths.update(WELL_KNOWN + path for path in served_paths)
-    return [
-        Route(path, endpoint=route.endpoint, methods=["GET", "OPTIONS"]) for path in sorted(paths)
-    ]
+    return [Route(path, endpoint=endpoint, methods=["GET", "OPTIONS"]) for path in sorted(paths)]
