@@ -27,7 +27,7 @@ from .auth import auth_middleware, build_verifier, metadata_routes, protect
 from .limits import Limits, LimitsMiddleware
 from .ops import operations
 from .options import LOOPBACK_HOSTS, HttpOptions, ServeOptionsError, is_loopback
-from .sessions import SessionsMiddleware, SessionTracker
+from .sessions import SessionTracker
 
 if TYPE_CHECKING:
     from .._serving import RegistryServer
@@ -110,11 +110,12 @@ def build_app(
     tracker = SessionTracker(options)
     verifier = build_verifier(options.auth)  # None: --auth none, nobody is checked
     managers: list[StreamableHTTPSessionManager] = []
-    routes, ops_running = operations(servers, options)  # /healthz, /readyz, /metrics
+    ops_routes, ops_running = operations(servers, options)  # /healthz, /readyz, /metrics
     # /metrics names the tools and servers: a page that rebinds its DNS name to this
     # server could read it, so it checks Host and Origin as /mcp does. The probes stay
     # open to any Host (a load balancer or Kubernetes asks by IP address).
-    routes = [_host_checked(r, security) if r.path == "/metrics" else r for r in routes]
+    ops_routes = [_host_checked(r, security) if r.path == "/metrics" else r for r in ops_routes]
+    routes: list[Route] = []  # the /mcp endpoints first: the router tries routes in order
     side_effects_scope = options.auth.side_effects_scope if verifier else None
     shares = CallShares(options.max_concurrent)  # one share per client across every endpoint
     for toolset, served in servers.items():
@@ -134,6 +135,7 @@ def build_app(
         if verifier is not None:
             endpoint = protect(endpoint, options.auth)  # 401 without a valid token
         routes.append(Route(mcp_path(toolset), endpoint=endpoint))
+    routes += ops_routes
     routes += metadata_routes(
         options.auth,
         [mcp_path(toolset) for toolset in servers],
@@ -163,8 +165,7 @@ def build_app(
         middleware += auth_middleware(verifier)
     middleware += [
         # (Any: starlette 0.45 types a middleware factory more narrowly than later releases)
-        Middleware(cast("Any", LimitsMiddleware), limits=limits),
-        Middleware(cast("Any", SessionsMiddleware), tracker=tracker),
+        Middleware(cast("Any", LimitsMiddleware), limits=limits, tracker=tracker),
     ]
     return Starlette(routes=routes, middleware=middleware, lifespan=lifespan)
 

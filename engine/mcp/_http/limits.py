@@ -34,6 +34,7 @@ import anyio
 
 from .._serving import client_key
 from .options import HttpOptions
+from .sessions import SessionTracker, session_of
 
 __all__ = ["Limits", "LimitsMiddleware", "refuse"]
 
@@ -134,11 +135,19 @@ class Limits:
 
 
 class LimitsMiddleware:
-    """ASGI middleware applying :class:`Limits` to every HTTP request."""
+    """ASGI middleware applying :class:`Limits` and the session tracker to every HTTP request.
 
-    def __init__(self, app: Any, limits: Limits) -> None:
+    One layer for both (each layer is a frame and a ``send`` wrapper on the path
+    of every message): the per-client limits first, then the sessions of
+    :class:`~tooldeck.mcp._http.sessions.SessionTracker`, when one is given.
+    """
+
+    def __init__(self, app: Any, limits: Limits, tracker: SessionTracker | None = None) -> None:
         self.app = app
         self.limits = limits
+        self.tracker = tracker
+        if tracker is not None:
+            tracker.app = app  # where the DELETE that ends a session goes
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -153,10 +162,12 @@ class LimitsMiddleware:
         if wait:
             await refuse(send, 429, "too many requests from this client", retry_after=wait)
             return
-        if scope["method"] == "GET":  # an event stream: held open, capped per session instead
-            await self.app(scope, self._until_closing(receive), send)
-            return
-        if not limits.acquire(key):
+        stream = scope["method"] == "GET"  # an event stream: held open, capped per session
+        if stream:
+            receive = self._until_closing(receive)
+        elif limits.acquire(key):
+            receive = self._in_time(receive)
+        else:
             await refuse(
                 send,
                 429,
@@ -164,23 +175,32 @@ class LimitsMiddleware:
                 retry_after=1.0,
             )
             return
-        limits.requests += 1
-        started = False
-
-        async def watched_send(message: Message) -> None:
-            nonlocal started
-            if message["type"] == "http.response.start":
-                started = True
-            await send(message)
-
+        tracker = self.tracker
+        session_id = session_of(scope) if tracker is not None else None
+        session = None
+        opening = False
+        if tracker is not None:
+            if session_id is not None:
+                session = tracker.begin(session_id)
+            elif scope["method"] == "POST":
+                opening = True
+                await tracker.make_room(key)
+        response = _Response(send, opening)
+        if not stream:
+            limits.requests += 1
         try:
-            await self.app(scope, self._in_time(receive), watched_send)
+            await self.app(scope, receive, response)
         except _BodyTimedOut:
-            if not started:
+            if not response.status:
                 await refuse(send, 408, "the request body did not arrive in time", close=True)
         finally:
-            limits.requests -= 1
-            limits.release(key)
+            if not stream:
+                limits.requests -= 1
+                limits.release(key)
+            if session is not None and tracker is not None and session_id is not None:
+                tracker.ended(session, scope, response.status, key)
+        if opening and tracker is not None and response.opened is not None:
+            await tracker.opened_by(response.opened, key, scope)
 
     def _in_time(self, receive: Receive) -> Receive:
         """``receive`` that raises :class:`_BodyTimedOut` once the body is late."""
@@ -231,6 +251,25 @@ class LimitsMiddleware:
             return message
 
         return receive_until_closing
+
+
+class _Response:
+    """``send`` that notes the response's status and, for an opening request, its session."""
+
+    __slots__ = ("opened", "opening", "send", "status")
+
+    def __init__(self, send: Send, opening: bool) -> None:
+        self.send = send
+        self.opening = opening
+        self.status = 0
+        self.opened: str | None = None
+
+    async def __call__(self, message: Message) -> None:
+        if message["type"] == "http.response.start":
+            self.status = status = message["status"]
+            if self.opening and status < 400:
+                self.opened = session_of(message)
+        await self.send(message)
 
 
 async def refuse(

@@ -2,7 +2,7 @@
 
 The session manager of the ``mcp`` package caps sessions in all
 (``max_sessions``, then 503 for everyone) and ends idle ones after its own
-timeout; it does not know whose a session is. :class:`SessionsMiddleware`
+timeout; it does not know whose a session is. :class:`~tooldeck.mcp._http.limits.LimitsMiddleware`
 watches which client (:func:`~tooldeck.mcp._serving.clients.client_key`) each session was opened
 by, from the ``mcp-session-id`` header of the answer to the opening request,
 and when it was last used, and ends sessions through the manager's public
@@ -28,10 +28,9 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
-from .._serving import client_key
 from .options import HttpOptions
 
-__all__ = ["SessionTracker", "SessionsMiddleware"]
+__all__ = ["SessionTracker", "session_of"]
 
 logger = logging.getLogger(__name__)
 
@@ -118,6 +117,24 @@ class SessionTracker:
         session.active -= 1
         session.last_used = self.clock()
 
+    def ended(self, session: _Session, scope: dict[str, Any], status: int, key: str) -> None:
+        """A request of ``session`` was answered ``status``: forget a session that is gone.
+
+        Ended by its client (a DELETE answered 2xx), or gone from the manager (404,
+        its idle backstop); a 404 for another client's credential leaves the owner's
+        session alone.
+        """
+        self.end(session)
+        gone = status == 404 and key == session.key
+        if gone or (scope["method"] == "DELETE" and 200 <= status < 300):
+            self.forget(session.id)
+
+    async def opened_by(self, session_id: str, key: str, scope: dict[str, Any]) -> None:
+        """The manager opened ``session_id`` for ``key``'s request: track it, trim ``key``'s."""
+        if session_id not in self._sessions:
+            self.opened(session_id, key, scope)
+            await self.trim(key)
+
     # --------------------------------------------------------------- ending
     async def close(self, session_id: str) -> None:
         """End a session through the manager (a DELETE as its client would send)."""
@@ -172,64 +189,9 @@ class SessionTracker:
         return len(idle)
 
 
-class SessionsMiddleware:
-    """ASGI middleware feeding a :class:`SessionTracker` and applying its limits."""
-
-    def __init__(self, app: Any, tracker: SessionTracker) -> None:
-        self.app = app
-        self.tracker = tracker
-        tracker.app = app
-
-    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        tracker = self.tracker
-        session_id = _header(scope, _SESSION)
-        if session_id is not None:
-            await self._in_session(session_id, scope, receive, send)
-            return
-        if scope["method"] != "POST":
-            await self.app(scope, receive, send)
-            return
-        key = client_key(scope)
-        await tracker.make_room(key)
-        opened: str | None = None
-
-        async def watch(message: dict[str, Any]) -> None:
-            nonlocal opened
-            if message["type"] == "http.response.start" and message["status"] < 400:
-                opened = _header(message, _SESSION)
-            await send(message)
-
-        await self.app(scope, receive, watch)
-        if opened is not None and opened not in tracker:
-            tracker.opened(opened, key, scope)
-            await tracker.trim(key)
-
-    async def _in_session(
-        self, session_id: str, scope: dict[str, Any], receive: Any, send: Any
-    ) -> None:
-        tracker = self.tracker
-        session = tracker.begin(session_id)
-        status = 0
-
-        async def watch(message: dict[str, Any]) -> None:
-            nonlocal status
-            if message["type"] == "http.response.start":
-                status = message["status"]
-            await send(message)
-
-        try:
-            await self.app(scope, receive, watch)
-        finally:
-            if session is not None:
-                tracker.end(session)
-                # Ended by its client, or gone from the manager (idle backstop): forget it.
-                # A 404 for another client's credential leaves the owner's session alone.
-                gone = status == 404 and client_key(scope) == session.key
-                if gone or (scope["method"] == "DELETE" and 200 <= status < 300):
-                    tracker.forget(session_id)
+def session_of(holder: dict[str, Any]) -> str | None:
+    """The ``mcp-session-id`` header of a request scope or a response start message."""
+    return _header(holder, _SESSION)
 
 
 def _header(holder: dict[str, Any], name: bytes) -> str | None:

@@ -10,6 +10,7 @@ to (one host usually holds a whole /64, so per-address keys would give it
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 from collections.abc import Mapping
 from typing import Any
@@ -59,6 +60,7 @@ def client_address(scope: Mapping[str, Any]) -> str:
     return address_key(str(client[0]))
 
 
+@functools.lru_cache(maxsize=4096)  # parsed once per address seen lately, not per request
 def address_key(host: str) -> str:
     """``host`` as per-address limits count it: IPv4 as is, IPv6 as its /64."""
     try:
