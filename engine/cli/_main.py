@@ -157,6 +157,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     # Everything the command prints shows outside text as text (tooldeck.cli._terminal).
     # A process keeps the escaping to its end: a traceback at exit is escaped too.
     unescape = escape_streams(stdout=not (protocol is not None and protocol(args)))
+    # Whether this process is tooldeck (the console script, python -m tooldeck) rather than
+    # an application calling main(): process-wide changes (signals, the collector) only then.
+    args.whole_process = argv is None
     if argv is None:  # this process is tooldeck: SIGTERM and SIGHUP end it as Ctrl-C does
         from ._signals import end_cleanly_on_signals
 

@@ -256,6 +256,7 @@ def run(args: argparse.Namespace) -> int:
                         connect_timeout=args.connect_timeout,
                         toolset=toolset,
                         toolsets=named,
+                        tune_gc=_whole_process(args),  # it only serves: see with_reload
                     )
                 )
             else:
@@ -267,6 +268,7 @@ def run(args: argparse.Namespace) -> int:
                         attach=not args.offline,
                         connect_timeout=args.connect_timeout,
                         toolset=toolset,
+                        tune_gc=_whole_process(args),
                     )
                 )
     except KeyboardInterrupt:
@@ -275,6 +277,11 @@ def run(args: argparse.Namespace) -> int:
         print(f"tooldeck: {exc}", file=sys.stderr)
         return EXIT_USAGE
     return EXIT_OK
+
+
+def _whole_process(args: argparse.Namespace) -> bool:
+    """Run as the console script (not ``main([...])`` from an application's process)."""
+    return bool(getattr(args, "whole_process", False))
 
 
 def _http_options(args: argparse.Namespace) -> HttpOptions | None:

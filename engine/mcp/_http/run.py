@@ -35,6 +35,7 @@ async def serve_http(
     connect_timeout: float = 30.0,
     toolset: Toolset | None = None,
     toolsets: Mapping[str, Toolset] | None = None,
+    tune_gc: bool = False,
 ) -> None:
     """Serve Streamable HTTP at ``http://host:port/mcp`` with uvicorn until interrupted.
 
@@ -44,6 +45,8 @@ async def serve_http(
     ``attach`` and ``connect_timeout``: as for :func:`~tooldeck.mcp.serve_stdio`.
     ``toolset`` is what ``/mcp`` serves (all of the registry by default); each of
     ``toolsets`` is served beside it at ``/mcp/<name>``, by the same process.
+    ``tune_gc``: see :func:`~tooldeck.mcp._serving.with_reload` (``tooldeck serve``
+    sets it: the process only serves).
     """
     import asyncio
     import dataclasses
@@ -86,7 +89,12 @@ async def serve_http(
             for unsubscribe in others:
                 unsubscribe()
 
-    await with_reload(served, reload, with_attached(served, body, attach, connect_timeout))
+    await with_reload(
+        served,
+        reload,
+        with_attached(served, body, attach, connect_timeout),
+        tune_gc=tune_gc,
+    )
 
 
 def http_server(

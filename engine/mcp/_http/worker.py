@@ -245,9 +245,9 @@ async def _serving(
         up.set()
         await stop.wait()
 
-    task = asyncio.create_task(
-        with_reload(served, reload, with_attached(served, body, plan.attach, plan.connect_timeout))
-    )
+    attached = with_attached(served, body, plan.attach, plan.connect_timeout)
+    # A worker process only serves (tooldeck serve --workers): its startup objects are frozen.
+    task = asyncio.create_task(with_reload(served, reload, attached, tune_gc=True))
     waiting = asyncio.create_task(up.wait())
     try:
         await asyncio.wait({task, waiting}, return_when=asyncio.FIRST_COMPLETED)

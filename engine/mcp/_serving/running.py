@@ -22,7 +22,13 @@ if TYPE_CHECKING:
     from ...manifest._events import ReloadEvent
     from ...providers import Toolset
 
-__all__ = ["Reload", "serve_stdio", "with_attached", "with_reload"]
+__all__ = [
+    "Reload",
+    "serve_stdio",
+    "tune_collector_for_serving",
+    "with_attached",
+    "with_reload",
+]
 
 
 class Reload:
@@ -40,8 +46,43 @@ class Reload:
         self.allow_handlers = list(allow_handlers)
 
 
-async def with_reload(served: RegistryServer, reload: Reload | None, body: Any) -> None:
-    """Run ``body()`` beside the manifest watcher (when reloading), after the first load."""
+def tune_collector_for_serving() -> None:
+    """Set the cyclic garbage collector up for a process that now only serves.
+
+    Two changes, both measured under ``benchmarks/serve_load.py`` (16 clients,
+    a reload a second), where collections took about a tenth of the server's CPU:
+
+    - Everything alive now (the modules, the loaded registry) is collected
+      once and frozen (:func:`gc.freeze`): it lives as long as the process, yet
+      every full collection walked all of it again, pausing the server for up
+      to 100 ms each time. Reference counting still frees a frozen object that
+      is dropped later (a reload's replaced specs); what stays out of the
+      collector's reach is a cycle among them that becomes garbage later,
+      bounded by what existed at start, never growing with requests or reloads.
+    - The second generation is collected 10 times less often (threshold 100
+      instead of 10): each request of the ``mcp`` package leaves about 120
+      objects in reference cycles, collected as before in the first
+      generation; what reaches the second is mostly requests still in flight,
+      which a collection walks without freeing. Collections there took a
+      third of the collector's time; with the change, a tenth.
+    """
+    import gc
+
+    gc.collect()
+    gc.freeze()
+    young, middle, old = gc.get_threshold()
+    gc.set_threshold(young, max(middle, 100), old)
+
+
+async def with_reload(
+    served: RegistryServer, reload: Reload | None, body: Any, *, tune_gc: bool = False
+) -> None:
+    """Run ``body()`` beside the manifest watcher (when reloading), after the first load.
+
+    ``tune_gc``: once loaded, before serving, set the garbage collector up for
+    serving (:func:`tune_collector_for_serving`): for a process that exists to
+    serve (the CLI), never for an application that embeds this.
+    """
     import asyncio
     import contextlib
 
@@ -50,6 +91,8 @@ async def with_reload(served: RegistryServer, reload: Reload | None, body: Any) 
     unsubscribe = registry.subscribe(served.on_registry_change)
     try:
         if reload is None:
+            if tune_gc:
+                tune_collector_for_serving()
             await body()
             return
         from ..._reload import watch
@@ -80,6 +123,8 @@ async def with_reload(served: RegistryServer, reload: Reload | None, body: Any) 
             waiting.cancel()
             await watcher  # raises what stopped it
             return
+        if tune_gc:
+            tune_collector_for_serving()
         try:
             await body()
         finally:
@@ -100,12 +145,14 @@ async def serve_stdio(
     attach: bool = True,
     connect_timeout: float = 30.0,
     toolset: Toolset | None = None,
+    tune_gc: bool = False,
 ) -> None:
     """Serve over stdin/stdout until the client closes them (stdout carries only protocol).
 
     With ``attach`` (the default) the ``via: client`` servers the manifests
     declare are attached while serving, so their tools are served too.
-    ``toolset``: serve only those tools and prompts.
+    ``toolset``: serve only those tools and prompts. ``tune_gc``: see
+    :func:`with_reload` (``tooldeck serve`` sets it: the process only serves).
     """
     from mcp.server.stdio import stdio_server
 
@@ -125,7 +172,12 @@ async def serve_stdio(
         async def body() -> None:
             await served.server.run(read_stream, write_stream, served.initialization_options())
 
-        await with_reload(served, reload, with_attached(served, body, attach, connect_timeout))
+        await with_reload(
+            served,
+            reload,
+            with_attached(served, body, attach, connect_timeout),
+            tune_gc=tune_gc,
+        )
 
 
 def with_attached(served: RegistryServer, body: Any, attach: bool, connect_timeout: float) -> Any:
