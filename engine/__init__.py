@@ -30,6 +30,7 @@ if TYPE_CHECKING:  # the same names, eagerly, for type checkers and editors
         BeforeHook,
         CallEvent,
         Decision,
+        Deferral,
     )
     from ._calltypes import CallFailure, ToolCall, ToolContext, ToolResult
     from ._config import Config, load_config
@@ -80,6 +81,7 @@ __all__ = [
     "CallFailure",
     "Config",
     "Decision",
+    "Deferral",
     "Diagnostic",
     "DuplicatePolicy",
     "DuplicateToolError",
@@ -135,6 +137,7 @@ _EXPORTS: dict[str, str] = {
     "CallFailure": "._calltypes",
     "Config": "._config",
     "Decision": "._calling",
+    "Deferral": "._calling",
     "Diagnostic": "._diagnostics",
     "DuplicatePolicy": "._entries",
     "DuplicateToolError": "._errors",

@@ -49,13 +49,16 @@ ErrorKind: TypeAlias = Literal[
     "denied",
     "too_many_calls",
     "not_permitted",
+    "approval_pending",
 ]
 """What went wrong in a call, in the words a result and :class:`ToolCallError` carry.
 
 ``not_permitted``: the caller's verified identity lacks a scope the tool declares
 (``auth: {scopes: [...]}``); the call was not run. ``too_many_calls`` is the model
 loop's answer to a call past its per-turn cap (``max_tool_calls_per_turn``): that
-call was not run. A handler that fails on
+call was not run. ``approval_pending``: a call with side effects made by a caller that
+can wait for its approval (the model loop: ``Deferral``) whose approval is not given yet;
+it was not run, and the loop lists it among its interruptions. A handler that fails on
 purpose (:class:`ToolFailed`) may name a kind of its own (``"not_found"``,
 ``"rate_limited"``); results then carry that string.
 """

@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from .._model import McpToolUse
     from .._secrets import Secrets
     from .._sources import Sources
-    from .policies import Policy
+    from .policies import Deferral, Policy
 
 __all__ = ["CallDispatch", "CallLike", "Strategy"]
 
@@ -68,6 +68,7 @@ class CallDispatch:
         call_id: str | None = None,
         raise_errors: bool | None = None,
         auth: AuthIdentity | None = None,
+        deferral: Deferral | None = None,
     ) -> ToolResult:
         """Call a tool with arguments (a JSON string, a mapping or None).
 
@@ -83,6 +84,11 @@ class CallDispatch:
         model: handlers see it as ``ToolContext.auth``, ``from_auth:`` parameters
         are filled from it, and a tool whose scopes it lacks answers ``not_permitted``
         (and is left out of the names an unknown-tool error offers).
+
+        ``deferral``: this caller can wait for approvals (:class:`~tooldeck.Deferral`,
+        as the model loop does): a call with side effects whose approval is not given
+        now answers ``approval_pending`` instead of being denied, and the decisions it
+        carries are used without asking the approver.
         """
         call_id = call_id or new_call_id()
         entry = self._snapshot.tools.get(name) or self._resolve(name)
@@ -98,7 +104,15 @@ class CallDispatch:
             result = run_plain(entry, arguments, self._env, call_id, context, self._lenient, auth)
         else:
             result = run_call(
-                entry, arguments, self._env, self._policy, call_id, context, self._lenient, auth
+                entry,
+                arguments,
+                self._env,
+                self._policy,
+                call_id,
+                context,
+                self._lenient,
+                auth,
+                deferral,
             )
         if result.ok and not self.secrets:
             return result  # the common case, without a call to _hand_back
@@ -113,6 +127,7 @@ class CallDispatch:
         call_id: str | None = None,
         raise_errors: bool | None = None,
         auth: AuthIdentity | None = None,
+        deferral: Deferral | None = None,
     ) -> ToolResult:
         """The async twin of :meth:`call`; async handlers run on the registry's loop."""
         call_id = call_id or new_call_id()
@@ -130,7 +145,15 @@ class CallDispatch:
             result = run_plain(entry, arguments, self._env, call_id, context, self._lenient, auth)
         else:
             result = await arun_call(
-                entry, arguments, self._env, self._policy, call_id, context, self._lenient, auth
+                entry,
+                arguments,
+                self._env,
+                self._policy,
+                call_id,
+                context,
+                self._lenient,
+                auth,
+                deferral,
             )
         if result.ok and not self.secrets:
             return result  # the common case, without a call to _hand_back
@@ -144,6 +167,7 @@ class CallDispatch:
         limit: int | None = None,
         context: Mapping[str, Any] | None = None,
         auth: AuthIdentity | None = None,
+        deferral: Deferral | None = None,
     ) -> list[ToolResult]:
         """Run a model's batch of tool calls; results come back in the calls' order.
 
@@ -153,13 +177,25 @@ class CallDispatch:
         batch = _batch(calls, strategy, limit)
         if strategy == "sequential":
             return [
-                self.call(c.name, c.arguments, call_id=c.call_id, context=context, auth=auth)
+                self.call(
+                    c.name,
+                    c.arguments,
+                    call_id=c.call_id,
+                    context=context,
+                    auth=auth,
+                    deferral=deferral,
+                )
                 for c in batch
             ]
         return run_on(  # type: ignore[no-any-return]
             self._env.portal,
             lambda: self.acall_many(
-                batch, strategy="parallel", limit=limit, context=context, auth=auth
+                batch,
+                strategy="parallel",
+                limit=limit,
+                context=context,
+                auth=auth,
+                deferral=deferral,
             ),
         )
 
@@ -171,6 +207,7 @@ class CallDispatch:
         limit: int | None = None,
         context: Mapping[str, Any] | None = None,
         auth: AuthIdentity | None = None,
+        deferral: Deferral | None = None,
     ) -> list[ToolResult]:
         """The async twin of :meth:`call_many` (parallel by default)."""
         import asyncio
@@ -178,7 +215,14 @@ class CallDispatch:
         batch = _batch(calls, strategy, limit)
         if strategy == "sequential":
             return [
-                await self.acall(c.name, c.arguments, call_id=c.call_id, context=context, auth=auth)
+                await self.acall(
+                    c.name,
+                    c.arguments,
+                    call_id=c.call_id,
+                    context=context,
+                    auth=auth,
+                    deferral=deferral,
+                )
                 for c in batch
             ]
         gate = asyncio.Semaphore(limit or len(batch) or 1)
@@ -187,7 +231,12 @@ class CallDispatch:
 
             async with gate:
                 return await self.acall(
-                    call.name, call.arguments, call_id=call.call_id, context=context, auth=auth
+                    call.name,
+                    call.arguments,
+                    call_id=call.call_id,
+                    context=context,
+                    auth=auth,
+                    deferral=deferral,
                 )
 
         return list(await asyncio.gather(*(one(c) for c in batch)))
@@ -237,6 +286,8 @@ class CallDispatch:
             result.text = secrets.redact(result.text)
             if result.error is not None:
                 result.error.message = secrets.redact(result.error.message)
+        if result.error is not None and result.error.kind == "approval_pending":
+            return result  # not a failure: the model loop pauses for the decision
         log.warning(  # %r: a caller's name may hold control characters (a log line is one line)
             "tool call failed: tool=%r kind=%s call_id=%s attempts=%d",
             result.tool_name,

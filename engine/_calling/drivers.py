@@ -34,7 +34,7 @@ from .._binding import CallEnv, PreparedTool
 from .._calltypes import ToolResult
 from .._portal import LoopPortal, arun_on, run_on
 from .pipeline import Attempt, Callback, Effect, TimedOut, pipeline
-from .policies import Policy, WorkerPool
+from .policies import Deferral, Policy, WorkerPool
 from .steps import Refused, accept, bind, failed, shape
 
 if TYPE_CHECKING:
@@ -80,10 +80,11 @@ def run_call(  # noqa: PLR0917
     extra: Mapping[str, Any] | None,
     lenient: bool,
     auth: AuthIdentity | None = None,
+    deferral: Deferral | None = None,
 ) -> ToolResult:
     """The pipeline, driven from sync code; async hooks and handlers run on the portal."""
     started = time.perf_counter()
-    steps = pipeline(prepared, arguments, env, policy, call_id, extra, lenient, auth)
+    steps = pipeline(prepared, arguments, env, policy, call_id, extra, lenient, auth, deferral)
     span = policy.open_span(prepared, call_id, arguments)
     if span is None:
         return _drive(steps, prepared, policy, env.portal)
@@ -175,10 +176,11 @@ async def arun_call(  # noqa: PLR0917
     extra: Mapping[str, Any] | None,
     lenient: bool,
     auth: AuthIdentity | None = None,
+    deferral: Deferral | None = None,
 ) -> ToolResult:
     """The pipeline, driven on the event loop; sync handlers go to a worker thread unless inline."""
     started = time.perf_counter()
-    steps = pipeline(prepared, arguments, env, policy, call_id, extra, lenient, auth)
+    steps = pipeline(prepared, arguments, env, policy, call_id, extra, lenient, auth, deferral)
     span = policy.open_span(prepared, call_id, arguments)
     if span is None:
         return await _adrive(steps, prepared, policy, env.portal)

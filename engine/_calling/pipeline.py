@@ -35,6 +35,7 @@ from .policies import (
     ApprovalRequest,
     CallEvent,
     Decision,
+    Deferral,
     Policy,
     PoolSaturated,
     as_decision,
@@ -100,8 +101,29 @@ def _no_approver(prepared: PreparedTool, call_id: str) -> ToolResult:
     )
 
 
+def _pending(prepared: PreparedTool, call_id: str, decision: Decision | None) -> ToolResult:
+    """Waiting for a decision the caller (the model loop) will ask for and bring back.
+
+    The deferring approver's reason, if any, is the result's ``value`` (the loop
+    shows it on the interruption; nothing of a pending call reaches the model).
+    """
+    effect = f" ({prepared.spec.effect})" if prepared.spec.effect else ""
+    said = decision.reason if decision is not None else ""
+    reason = f": {said}" if said else ""
+    result = error_result(
+        "approval_pending",
+        f"tool {prepared.name!r} has side effects{effect}; the call waits for approval{reason}",
+        tool_name=prepared.name,
+        call_id=call_id,
+    )
+    result.value = said
+    return result
+
+
 def _denied_by(prepared: PreparedTool, call_id: str, decision: Decision) -> ToolResult:
     reason = f": {decision.reason}" if decision.reason else ""
+    if decision.deferred:  # "later" from a caller that cannot wait: not approved
+        reason = f" (its approval was deferred, and this call cannot wait for it){reason}"
     return _denied(prepared, call_id, f"the call to {prepared.name!r} was not approved{reason}")
 
 
@@ -166,8 +188,12 @@ def pipeline(  # noqa: PLR0917
     extra: Mapping[str, Any] | None,
     lenient: bool,
     auth: AuthIdentity | None = None,
+    deferral: Deferral | None = None,
 ) -> Generator[Effect, Any, ToolResult]:
-    """accept -> body -> after hooks; the result every caller gets."""
+    """accept -> body -> after hooks; the result every caller gets.
+
+    ``deferral``: the caller can wait for approvals (see :class:`Deferral`).
+    """
     try:
         args = accept(prepared, arguments, call_id, lenient)
         if prepared.from_auth is not None:  # decided at registration (never a plain tool)
@@ -177,7 +203,7 @@ def pipeline(  # noqa: PLR0917
         result = refused.result
     else:
         event = CallEvent(prepared.spec, dict(args), call_id, extra or {}, auth)
-        result = yield from _body(prepared, args, event, env, policy, extra)
+        result = yield from _body(prepared, args, event, env, policy, extra, deferral)
     for hook in policy.after:
         try:
             yield Callback(partial(hook, event, result))
@@ -193,6 +219,7 @@ def _body(  # noqa: PLR0917
     env: CallEnv,
     policy: Policy,
     extra: Mapping[str, Any] | None,
+    deferral: Deferral | None = None,
 ) -> Generator[Effect, Any, ToolResult]:
     """before hooks -> approval -> bind -> attempts with retries -> shape."""
     call_id = event.call_id
@@ -204,14 +231,22 @@ def _body(  # noqa: PLR0917
         if isinstance(outcome, ToolResult):
             return outcome
     if prepared.spec.side_effects and not policy.allow_side_effects:
-        if policy.approve is None:
+        decided = deferral.decided.get(call_id) if deferral is not None else None
+        if decided is not None:  # decided already (a paused conversation resumed)
+            decision = as_decision(decided)
+        elif policy.approve is None:
+            if deferral is not None:
+                return _pending(prepared, call_id, None)
             return _no_approver(prepared, call_id)
-        request = ApprovalRequest(prepared.spec, dict(args), call_id, event.auth)
-        try:
-            answer = yield Callback(partial(policy.approve, request))
-        except Exception as exc:
-            return _denied(prepared, call_id, f"approval failed: {type(exc).__name__}: {exc}")
-        decision = as_decision(answer)
+        else:
+            request = ApprovalRequest(prepared.spec, dict(args), call_id, event.auth, event.context)
+            try:
+                answer = yield Callback(partial(policy.approve, request))
+            except Exception as exc:
+                return _denied(prepared, call_id, f"approval failed: {type(exc).__name__}: {exc}")
+            decision = as_decision(answer)
+        if decision.deferred and deferral is not None:
+            return _pending(prepared, call_id, decision)
         if not decision.approved:
             return _denied_by(prepared, call_id, decision)
     try:

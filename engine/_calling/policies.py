@@ -29,6 +29,7 @@ __all__ = [
     "BeforeHook",
     "CallEvent",
     "Decision",
+    "Deferral",
     "Policy",
     "PoolSaturated",
     "WorkerPool",
@@ -38,10 +39,17 @@ __all__ = [
 
 @dataclass(frozen=True)
 class Decision:
-    """An approver's answer; ``reason`` is shown to the model when denied."""
+    """An approver's answer; ``reason`` is shown to the model when denied.
+
+    :meth:`defer` answers "later": the model loop (``run``/``arun``) then
+    pauses with the call among ``LoopResult.interruptions``, to be decided on
+    resume; any other caller cannot wait, and treats it as a denial.
+    """
 
     approved: bool
     reason: str = ""
+    deferred: bool = False
+    """Not decided yet: the call waits for a decision (only the model loop can wait)."""
 
     @classmethod
     def approve(cls) -> Decision:
@@ -51,6 +59,11 @@ class Decision:
     def deny(cls, reason: str = "") -> Decision:
         return cls(False, reason)
 
+    @classmethod
+    def defer(cls, reason: str = "") -> Decision:
+        """Decide later (a person will): the loop pauses instead of running or denying."""
+        return cls(False, reason, deferred=True)
+
 
 def as_decision(value: Any) -> Decision:
     """Only ``True`` or an approving :class:`Decision` approves; anything else denies.
@@ -59,7 +72,9 @@ def as_decision(value: Any) -> Decision:
     not run a side effect: approval is explicit or it is not given.
     """
     if isinstance(value, Decision):
-        return value if value.approved is True else Decision(False, value.reason)
+        if value.approved is True and not value.deferred:
+            return value
+        return Decision(False, value.reason, deferred=value.deferred is True)
     if value is True:
         return Decision(True)
     if value is False:
@@ -69,6 +84,21 @@ def as_decision(value: Any) -> Decision:
         f"the approver answered {type(value).__name__}, not True or a Decision; "
         "only an explicit approval runs a side effect",
     )
+
+
+@dataclass(frozen=True)
+class Deferral:
+    """Approvals of a caller that can wait for them: the model loop, which can pause.
+
+    A call of a tool with side effects whose approval cannot be had now (no
+    approver, or one that answers :meth:`Decision.defer`) is not run and not
+    denied: it answers ``approval_pending``, and the loop lists it among its
+    interruptions. ``decided`` holds the decisions already made (by call id,
+    when a paused conversation resumes): those are used as given, the approver
+    is not asked again.
+    """
+
+    decided: Mapping[str, Decision] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -83,6 +113,9 @@ class ApprovalRequest:
     call_id: str
     auth: AuthIdentity | None = None
     """Who asked for the call (``auth=`` of the call, or the served request's token)."""
+    context: Mapping[str, Any] = field(default_factory=dict)
+    """The caller's ``context=`` (``run(..., context=)``, ``call(..., context=)``), as
+    handlers see it in ``ToolContext.extra``: the signed-in user, a request id..."""
 
 
 ApprovalCallback: TypeAlias = Callable[

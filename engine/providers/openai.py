@@ -325,6 +325,15 @@ def _nullable(schema: dict[str, Any]) -> dict[str, Any]:
 # run/arun (tooldeck.providers._loop.conversation) import the exporters: loaded on first use.
 from .._lazy import lazy_getattr as _lazy_getattr  # noqa: E402
 
-_LOOP = ("LoopCall", "LoopResult", "MaxTurnsExceeded", "Usage", "arun", "run")
+_LOOP = (
+    "Interruption",
+    "LoopCall",
+    "LoopResult",
+    "MaxTurnsExceeded",
+    "ResumeError",
+    "Usage",
+    "arun",
+    "run",
+)
 __all__ += list(_LOOP)
 __getattr__ = _lazy_getattr(__name__, dict.fromkeys(_LOOP, "._loop"))

@@ -360,7 +360,14 @@ def test_what_the_model_gets_wrong_is_an_error_output_and_the_loop_goes_on(model
             ),
             say("Sorry."),
         )
-        result = run(client, model="m", input="?", registry=registry, api=api)
+        paused = run(client, model="m", input="?", registry=registry, api=api)
+        # No approver: the side effect waits for a decision; the rest of the turn ran.
+        assert paused.paused
+        assert [(i.call_id, i.tool) for i in paused.interruptions] == [("c5", "delete")]
+        assert len(paused.calls) == 4
+        result = run(
+            client, model="m", registry=registry, resume=paused.state, decisions={"c5": False}
+        )
 
     kinds = [c.result.error.kind if c.result.error else "ok" for c in result.calls]
     assert kinds == ["invalid_arguments", "unknown_tool", "ok", "invalid_arguments", "denied"]
@@ -369,7 +376,7 @@ def test_what_the_model_gets_wrong_is_an_error_output_and_the_loop_goes_on(model
     assert "Did you mean 'get_weather'?" in texts[1]
     assert texts[2] == "contents"
     assert result.calls[2].tool == "files.read"
-    assert "needs approval" in texts[4]
+    assert "'delete' was not approved" in texts[4]
     assert deleted == []
     second = model.bodies()[1]
     if api == "responses":
@@ -588,7 +595,7 @@ def test_a_client_error_propagates(model, client, registry):
 
 
 def test_result_types_are_exported():
-    assert LoopResult.__module__ == "tooldeck.providers._loop.loop"
+    assert LoopResult.__module__ == "tooldeck.providers._loop.records"
 
 
 # ------------------------------------------------------------ an attached MCP tool

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from .loop import HostedApproval, LoopCall, ModelCall, Reply, Usage
+from .records import HostedApproval, LoopCall, ModelCall, Reply, Usage
 
 if TYPE_CHECKING:
     from ..._calling import Decision

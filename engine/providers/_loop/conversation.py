@@ -20,26 +20,22 @@ Chat Completions with a warning naming each.
 from __future__ import annotations
 
 import inspect
-import json
 from collections.abc import Awaitable, Callable, Generator, Iterable, Mapping, Sequence
 from contextlib import closing
 from dataclasses import dataclass
-from functools import partial
 from typing import TYPE_CHECKING, Any, Literal
 
-from ..._calling import ApprovalRequest, Decision, as_decision
+from ..._calling import Decision, Deferral
 from ..._identity import missing_scopes
-from ..._model import ToolSpec
-from ..._portal import arun_on, run_on
 from .. import ExportWarning, export_tools
 from .chat import CHAT
+from .hosted import aapprove_hosted, approve_hosted
 from .logs import secrets_hidden_in_client_logs
 from .loop import (
     DEFAULT_LIMIT,
     DEFAULT_MAX_TOOL_CALLS,
     Api,
     Effect,
-    HostedApproval,
     LoopCall,
     LoopResult,
     Toolbox,
@@ -47,6 +43,7 @@ from .loop import (
     input_items,
     log,
 )
+from .pause import decisions_of, paused_from_state
 from .responses import RESPONSES
 
 if TYPE_CHECKING:
@@ -63,9 +60,9 @@ def run(
     client: Any,
     *,
     model: str,
-    input: str | Sequence[Any],
+    input: str | Sequence[Any] | None = None,
     registry: ToolRegistry,
-    api: ApiName = "responses",
+    api: ApiName | None = None,
     max_turns: int = 10,
     max_tool_calls_per_turn: int = DEFAULT_MAX_TOOL_CALLS,
     parallel: bool = True,
@@ -78,6 +75,9 @@ def run(
     on_call: Callable[[LoopCall], None] | None = None,
     on_warning: Callable[[ExportWarning], None] | None = None,
     auth: AuthIdentity | None = None,
+    context: Mapping[str, Any] | None = None,
+    resume: Mapping[str, Any] | None = None,
+    decisions: Mapping[str, bool | Decision] | None = None,
     **request_options: Any,
 ) -> LoopResult:
     """Talk to the model until it answers without calling a tool; every call it asks for runs.
@@ -123,8 +123,27 @@ def run(
             are filled from it and handlers read it as ``ToolContext.auth``.
             None (the default): nobody is authenticated, every selected tool is
             offered and a ``from_auth`` parameter's call is refused.
+        context: the application's context for this conversation (the signed-in
+            user, a request id, anything): every handler sees it as
+            ``ToolContext.extra``, every approver as ``ApprovalRequest.context`` and
+            every hook as ``CallEvent.context``. Never sent to the model.
+        resume: a paused conversation's ``LoopResult.state`` (plain JSON, perhaps
+            stored by another process): finish its turn and go on, instead of
+            starting from ``input``. Pass the same ``api``, selection and request
+            options as the run that paused (``context`` and ``auth`` are this
+            request's).
+        decisions: with ``resume``, the decision for each waiting call, by call id
+            (``LoopResult.interruptions``): ``True`` runs it, ``False`` or
+            ``Decision.deny(reason)`` answers the model that it was not approved;
+            a call left out is asked about again.
         request_options: passed to every request (``instructions``,
             ``temperature``, ``parallel_tool_calls`` ...); ``stream`` is not supported.
+
+    A call with side effects that cannot be approved now (no approver is set,
+    or the approver answers ``Decision.defer()``) does not block the loop and
+    is not denied: everything else of that turn runs, then ``run`` returns a
+    result with ``paused`` set, the waiting calls in ``interruptions`` and a
+    ``state`` to resume from. Hosted MCP approval requests wait the same way.
 
     Model mistakes never raise: they are error outputs the model reads and
     can act on. Errors of the client (connection, HTTP status) propagate.
@@ -147,6 +166,9 @@ def run(
         on_call=on_call,
         on_warning=on_warning,
         auth=auth,
+        context=context,
+        resume=resume,
+        decisions=decisions,
         options=request_options,
     )
     with secrets_hidden_in_client_logs(registry.secrets):
@@ -157,9 +179,9 @@ async def arun(
     client: Any,
     *,
     model: str,
-    input: str | Sequence[Any],
+    input: str | Sequence[Any] | None = None,
     registry: ToolRegistry,
-    api: ApiName = "responses",
+    api: ApiName | None = None,
     max_turns: int = 10,
     max_tool_calls_per_turn: int = DEFAULT_MAX_TOOL_CALLS,
     parallel: bool = True,
@@ -172,6 +194,9 @@ async def arun(
     on_call: Callable[[LoopCall], None] | None = None,
     on_warning: Callable[[ExportWarning], None] | None = None,
     auth: AuthIdentity | None = None,
+    context: Mapping[str, Any] | None = None,
+    resume: Mapping[str, Any] | None = None,
+    decisions: Mapping[str, bool | Decision] | None = None,
     **request_options: Any,
 ) -> LoopResult:
     """The async twin of :func:`run`, for ``openai.AsyncOpenAI``; tools run with ``acall_many``.
@@ -199,6 +224,9 @@ async def arun(
         on_call=on_call,
         on_warning=on_warning,
         auth=auth,
+        context=context,
+        resume=resume,
+        decisions=decisions,
         options=request_options,
     )
     with secrets_hidden_in_client_logs(registry.secrets):
@@ -215,15 +243,16 @@ class _Runner:
     parallel: bool
     limit: int | None
     auth: AuthIdentity | None = None
+    context: Mapping[str, Any] | None = None
 
 
 def _start(
     client: Any,
     *,
     model: str,
-    input: str | Sequence[Any],
+    input: str | Sequence[Any] | None,
     registry: ToolRegistry,
-    api: str,
+    api: str | None,
     max_turns: int,
     max_tool_calls_per_turn: int,
     parallel: bool,
@@ -237,11 +266,31 @@ def _start(
     on_warning: Callable[[ExportWarning], None] | None,
     auth: AuthIdentity | None,
     options: Mapping[str, Any],
+    context: Mapping[str, Any] | None = None,
+    resume: Mapping[str, Any] | None = None,
+    decisions: Mapping[str, bool | Decision] | None = None,
 ) -> tuple[Generator[Effect, Any, LoopResult], _Runner]:
     """Check the arguments, build the toolbox, say what was left out, start the turns."""
+    if api is None:  # a paused conversation goes on with its own API
+        saved = resume.get("api") if isinstance(resume, Mapping) else None
+        api = saved if isinstance(saved, str) and saved in _APIS else "responses"
     adapter = _APIS.get(api)
     if adapter is None:
         raise ValueError(f"api={api!r} is not 'responses' or 'chat'")
+    if context is not None and not isinstance(context, Mapping):
+        raise TypeError(
+            f"context= must be a mapping (e.g. {{'user': user}}), not {type(context).__name__}"
+        )
+    paused = None
+    if resume is not None:
+        if input is not None:
+            raise ValueError("pass either input= (a new conversation) or resume=, not both")
+        paused = paused_from_state(resume, adapter.name)
+        decided = decisions_of(decisions, paused)
+    elif decisions is not None:
+        raise ValueError("decisions= goes with resume= (the paused conversation's state)")
+    elif input is None:
+        raise ValueError("input= is required (the user's text, or a transcript)")
     if not isinstance(max_turns, int) or max_turns < 1:
         raise ValueError(f"max_turns must be at least 1, got {max_turns!r}")
     cap = max_tool_calls_per_turn
@@ -273,14 +322,17 @@ def _start(
         adapter,
         registry,
         toolbox,
-        input_items(input),
+        paused.transcript if paused is not None else input_items(input or ""),
         model=model,
         max_turns=max_turns,
         max_tool_calls=max_tool_calls_per_turn,
         options=dict(options),
         on_call=on_call,
+        resume=paused,
+        decisions=decided if paused is not None else None,
     )
-    return steps, _Runner(adapter.create(client), registry, parallel, limit, auth)
+    runner = _Runner(adapter.create(client), registry, parallel, limit, auth, context)
+    return steps, runner
 
 
 def build_toolbox(
@@ -364,16 +416,31 @@ def _drive(steps: Generator[Effect, Any, LoopResult], runner: _Runner) -> LoopRe
                         "run() needs a sync client (openai.OpenAI); use arun() for AsyncOpenAI"
                     )
             elif effect[0] == "execute":
-                batch = effect[1]
+                batch, deferral = effect[1], Deferral(effect[2])
+                context = runner.context
                 if len(batch) == 1:  # nothing to overlap: skip starting an event loop
                     one = batch[0]
-                    value = [registry.call(one.name, one.arguments, call_id=one.call_id, auth=auth)]
+                    value = [
+                        registry.call(
+                            one.name,
+                            one.arguments,
+                            call_id=one.call_id,
+                            auth=auth,
+                            context=context,
+                            deferral=deferral,
+                        )
+                    ]
                 else:
                     value = registry.call_many(
-                        batch, strategy=strategy, limit=runner.limit, auth=auth
+                        batch,
+                        strategy=strategy,
+                        limit=runner.limit,
+                        auth=auth,
+                        context=context,
+                        deferral=deferral,
                     )
             else:
-                value = _approve_sync(registry, effect[1])
+                value = approve_hosted(registry, effect[1], runner.context)
 
 
 async def _adrive(steps: Generator[Effect, Any, LoopResult], runner: _Runner) -> LoopResult:
@@ -396,84 +463,18 @@ async def _adrive(steps: Generator[Effect, Any, LoopResult], runner: _Runner) ->
                 value = await pending
             elif effect[0] == "execute":
                 value = await registry.acall_many(
-                    effect[1], strategy=strategy, limit=runner.limit, auth=runner.auth
+                    effect[1],
+                    strategy=strategy,
+                    limit=runner.limit,
+                    auth=runner.auth,
+                    context=runner.context,
+                    deferral=Deferral(effect[2]),
                 )
             else:
-                value = await _approve_async(registry, effect[1])
-
-
-def _approve_sync(registry: ToolRegistry, approval: HostedApproval) -> Decision:
-    outcome = _ask_hosted(registry, approval)
-    if inspect.isawaitable(outcome):
-        try:
-            outcome = run_on(registry._env.portal, partial(_awaited, outcome))
-        except Exception as exc:
-            outcome = _approver_failed(exc)
-    return as_decision(outcome)
-
-
-async def _approve_async(registry: ToolRegistry, approval: HostedApproval) -> Decision:
-    outcome = _ask_hosted(registry, approval)
-    if inspect.isawaitable(outcome):
-        try:
-            outcome = await arun_on(registry._env.portal, partial(_awaited, outcome))
-        except Exception as exc:
-            outcome = _approver_failed(exc)
-    return as_decision(outcome)
+                value = await aapprove_hosted(registry, effect[1], runner.context)
 
 
 def _discard(awaitable: Awaitable[Any]) -> None:
     close = getattr(awaitable, "close", None)
     if callable(close):
         close()  # an un-awaited coroutine would warn when collected
-
-
-async def _awaited(awaitable: Awaitable[Any]) -> Any:
-    return await awaitable
-
-
-# --------------------------------------------------------- hosted MCP approval
-def _ask_hosted(registry: ToolRegistry, approval: HostedApproval) -> Any:
-    """Ask the registry's approver about a hosted MCP call, as for a local side effect.
-
-    The provider runs the tool, but the rule is the user's: a server whose
-    ``require_approval`` asks runs the tool only after the approver (the
-    CLI's terminal prompt) says yes. The approver sees a stand-in
-    :class:`ToolSpec` named ``server.tool``. Returns a Decision or the
-    approver's answer (maybe awaitable); :func:`as_decision` judges it as for
-    local tools (only ``True`` or an approving Decision approves).
-    """
-    policy = registry._policy
-    if policy.allow_side_effects:
-        return Decision.approve()
-    label, name = approval.server_label, approval.name
-    if policy.approve is None:
-        return Decision.deny(
-            f"the hosted MCP tool {name!r} of {label!r} needs approval, but no approver "
-            "is configured"
-        )
-    try:
-        arguments = json.loads(approval.arguments or "{}")
-    except ValueError:
-        arguments = {}
-    spec = ToolSpec(
-        name=f"{label}.{name}",
-        description=f"Tool {name!r} of the hosted MCP server {label!r}.",
-        handler=_hosted_handler,
-        side_effects=True,
-        effect=f"the provider runs {name!r} on the MCP server {label!r}",
-    )
-    request = ApprovalRequest(spec, arguments if isinstance(arguments, dict) else {}, approval.id)
-    try:
-        return policy.approve(request)
-    except Exception as exc:
-        return _approver_failed(exc)
-
-
-def _approver_failed(exc: Exception) -> Decision:
-    """A failing approver denies, in the words the call path uses."""
-    return Decision.deny(f"approval failed: {type(exc).__name__}: {exc}")
-
-
-def _hosted_handler() -> None:
-    """Never called: the provider runs hosted tools."""

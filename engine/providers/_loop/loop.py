@@ -24,15 +24,25 @@ name that was not offered.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Generator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeAlias
 
-from ..._calling import Decision, error_result, unknown_tool
+from ..._calling import Decision, as_decision, error_result, unknown_tool
 from ..._calltypes import ToolCall, ToolResult
-from ..._errors import ToolDeckError
 from ..._log import get_logger
 from ..._words import plural
+from .pause import Paused
+from .records import (
+    HostedApproval,
+    LoopCall,
+    LoopResult,
+    MaxTurnsExceeded,
+    ModelCall,
+    Reply,
+    Usage,
+)
 
 if TYPE_CHECKING:
     from ..._registry import ToolRegistry
@@ -61,142 +71,6 @@ DEFAULT_LIMIT = 8
 """Calls of one turn that run at once by default (``parallel=True``)."""
 DEFAULT_MAX_TOOL_CALLS = 64
 """Calls of one reply that run at most (``max_tool_calls_per_turn``); the rest are answered."""
-
-
-# -------------------------------------------------------------------- results
-@dataclass(frozen=True, slots=True)
-class Usage:
-    """Tokens summed over every request of a conversation, and how many requests there were.
-
-    Read from ``response.usage`` of each reply (Responses: ``input_tokens`` /
-    ``output_tokens``; Chat Completions: ``prompt_tokens`` /
-    ``completion_tokens``); a server that reports none adds zeros.
-    """
-
-    input_tokens: int = 0
-    output_tokens: int = 0
-    total_tokens: int = 0
-    requests: int = 0
-
-    def __add__(self, other: Usage) -> Usage:
-        return Usage(
-            self.input_tokens + other.input_tokens,
-            self.output_tokens + other.output_tokens,
-            self.total_tokens + other.total_tokens,
-            self.requests + other.requests,
-        )
-
-
-@dataclass(frozen=True, slots=True)
-class LoopCall:
-    """One function call the model made and what it got back.
-
-    ``name`` and ``arguments`` are exactly what the model sent (a
-    provider-safe name, JSON text that may not parse); ``tool`` is the
-    registry tool it resolved to, None when it named none that was offered.
-    """
-
-    turn: int
-    call_id: str
-    name: str
-    arguments: str
-    tool: str | None
-    result: ToolResult
-
-    @property
-    def ok(self) -> bool:
-        return self.result.ok
-
-
-@dataclass(frozen=True)
-class LoopResult:
-    """The outcome of :func:`~tooldeck.providers.openai.run`.
-
-    ``transcript`` is the conversation as the API takes it (Responses input
-    items or Chat Completions messages), the final answer included: pass
-    ``result.next_input("...")`` as the next ``input`` to go on.
-    """
-
-    text: str
-    """The answer: the last reply's text, or the ``return_direct`` results."""
-    calls: tuple[LoopCall, ...]
-    usage: Usage
-    transcript: list[dict[str, Any]]
-    response: Any
-    """The last raw response object of the client."""
-    turns: int
-    """Requests made."""
-    return_direct: bool = False
-    """Whether a ``return_direct`` tool's result ended the conversation."""
-    warnings: tuple[ExportWarning, ...] = ()
-    """What the definitions say differently from the declarations (a tool sent
-    non-strict, a hosted entry Chat Completions cannot take); ``str()`` is the message."""
-
-    def next_input(self, text: str) -> list[dict[str, Any]]:
-        """The transcript plus a user message: the ``input`` that continues the conversation."""
-        return [*self.transcript, {"role": "user", "content": text}]
-
-
-class MaxTurnsExceeded(ToolDeckError):
-    """The model still asked for tools after ``max_turns`` requests.
-
-    The calls of the last reply were run and their outputs are in
-    ``transcript``, so it is a valid input to go on from (with a higher
-    limit, or a nudge to answer).
-    """
-
-    def __init__(
-        self,
-        max_turns: int,
-        *,
-        transcript: list[dict[str, Any]],
-        calls: tuple[LoopCall, ...],
-        usage: Usage,
-        response: Any,
-    ) -> None:
-        super().__init__(
-            f"the model still asked for tools after {max_turns} turn"
-            f"{'s' if max_turns != 1 else ''} (max_turns={max_turns}); {len(calls)} "
-            f"call{'s' if len(calls) != 1 else ''} made. The transcript so far is on "
-            "this exception's .transcript"
-        )
-        self.max_turns = max_turns
-        self.transcript = transcript
-        self.calls = calls
-        self.usage = usage
-        self.response = response
-
-
-# ------------------------------------------------------------ what adapters give
-@dataclass(frozen=True, slots=True)
-class ModelCall:
-    """A function call as a reply spells it, before anything is resolved."""
-
-    call_id: str
-    name: str
-    arguments: str
-
-
-@dataclass(frozen=True, slots=True)
-class HostedApproval:
-    """A hosted MCP server asks to run one of its tools (Responses' ``mcp_approval_request``)."""
-
-    id: str
-    server_label: str
-    name: str
-    arguments: str
-
-
-@dataclass(slots=True)
-class Reply:
-    """One model reply, read by an adapter."""
-
-    text: str
-    items: list[dict[str, Any]]
-    """What to append to the transcript (the reply's items, or its assistant message)."""
-    calls: list[ModelCall] = field(default_factory=list)
-    approvals: list[HostedApproval] = field(default_factory=list)
-    usage: Usage = field(default_factory=Usage)
 
 
 class Api(Protocol):
@@ -325,9 +199,11 @@ class Toolbox:
 # -------------------------------------------------------------------- the turns
 Effect: TypeAlias = (
     tuple[Literal["request"], dict[str, Any]]
-    | tuple[Literal["execute"], list[ToolCall]]
+    | tuple[Literal["execute"], list[ToolCall], Mapping[str, Decision]]
     | tuple[Literal["approve"], HostedApproval]
 )
+"""``execute`` carries the decisions already made for calls of that batch (a resumed turn):
+the approver is not asked about those; no other batch ever sees them."""
 
 
 def conversation(
@@ -341,6 +217,8 @@ def conversation(
     max_tool_calls: int,
     options: Mapping[str, Any],
     on_call: Callable[[LoopCall], None] | None,
+    resume: Paused | None = None,
+    decisions: Mapping[str, Decision] | None = None,
 ) -> Generator[Effect, Any, LoopResult]:
     """The turns of one conversation, as effects: ``request``, ``execute``, ``approve``.
 
@@ -354,34 +232,42 @@ def conversation(
     output, so one reply cannot make the process run thousands of handlers.
     Hosted MCP approval requests past the same cap are denied unasked, so it
     cannot prompt the user thousands of times either.
+
+    A turn whose calls wait for approval (:mod:`.pause`) returns a paused
+    result once everything else of the turn has run. ``resume`` (with the
+    ``decisions`` for its waiting calls) finishes that turn first, then goes
+    on as if it had never stopped: ``transcript`` is then the paused one.
     """
-    calls: list[LoopCall] = []
-    usage = Usage()
-    response: Any = None
-    for turn in range(1, max_turns + 1):
+    progress = _Progress(api.name)
+    first = 1
+    if resume is not None:
+        progress.calls, progress.usage = list(resume.calls), resume.usage
+        paused = yield from _decide(resume, decisions or {})
+        outcome = _close_turn(api, toolbox, transcript, progress, paused, on_call)
+        if outcome is not None:
+            return outcome
+        first = resume.turn + 1
+    for turn in range(first, max_turns + 1):
         request: dict[str, Any] = {"model": model, api.transcript_key: list(transcript)}
         if toolbox.definitions:
             request["tools"] = toolbox.definitions
         request.update(options)
-        response = yield ("request", request)
-        reply = api.parse(response)
-        usage += reply.usage
+        progress.response = yield ("request", request)
+        reply = api.parse(progress.response)
+        progress.usage += reply.usage
         transcript.extend(reply.items)
         if not reply.calls and not reply.approvals:
-            return LoopResult(
-                reply.text, tuple(calls), usage, transcript, response, turn, False, toolbox.warnings
-            )
+            return progress.result(reply.text, transcript, turn, toolbox)
         answered = []
         for approval in reply.approvals[:max_tool_calls]:
-            answered.append((approval, (yield ("approve", approval))))
+            answered.append((approval, as_decision((yield ("approve", approval)))))
         answered.extend(_unasked(reply.approvals, max_tool_calls))
-        transcript.extend(api.approval_items(answered))
-        if not reply.calls:
-            continue
         handled, over = reply.calls[:max_tool_calls], reply.calls[max_tool_calls:]
-        tools, runnable = toolbox.plan(registry, handled)
-        results = (yield ("execute", runnable)) if runnable else []
-        made = toolbox.pair_results(handled, tools, results, turn)
+        made: list[LoopCall] = []
+        if handled:
+            tools, runnable = toolbox.plan(registry, handled)
+            results = (yield ("execute", runnable, {})) if runnable else []
+            made = toolbox.pair_results(handled, tools, results, turn)
         if over:
             log.warning(
                 "the model asked for %d tool calls in one turn; the last %d were not run "
@@ -391,22 +277,128 @@ def conversation(
                 max_tool_calls,
             )
             made += toolbox.refuse(registry, over, len(reply.calls), max_tool_calls, turn)
-        transcript.extend(api.outputs(made))
-        calls.extend(made)
-        if on_call is not None:
-            for call in made:
-                on_call(call)
-        # Several return_direct results in one turn: all of them, in call order, are the answer.
-        direct = [c.result.text for c in made if c.result.ok and c.result.return_direct]
-        if direct:
-            text = "\n\n".join(direct)
-            transcript.append(api.answer(text))
-            return LoopResult(
-                text, tuple(calls), usage, transcript, response, turn, True, toolbox.warnings
-            )
+        turn_state = Paused(
+            api.name, turn, transcript, progress.usage, progress.calls, made, answered
+        )
+        outcome = _close_turn(api, toolbox, transcript, progress, turn_state, on_call)
+        if outcome is not None:
+            return outcome
     raise MaxTurnsExceeded(
-        max_turns, transcript=transcript, calls=tuple(calls), usage=usage, response=response
+        max_turns,
+        transcript=transcript,
+        calls=tuple(progress.calls),
+        usage=progress.usage,
+        response=progress.response,
     )
+
+
+@dataclass
+class _Progress:
+    """What a conversation has gathered so far (for its result)."""
+
+    api: str
+    calls: list[LoopCall] = field(default_factory=list)
+    usage: Usage = field(default_factory=Usage)
+    response: Any = None
+
+    def result(
+        self,
+        text: str,
+        transcript: list[dict[str, Any]],
+        turn: int,
+        toolbox: Toolbox,
+        *,
+        direct: bool = False,
+    ) -> LoopResult:
+        return LoopResult(
+            text,
+            tuple(self.calls),
+            self.usage,
+            transcript,
+            self.response,
+            turn,
+            direct,
+            toolbox.warnings,
+        )
+
+
+def _decide(paused: Paused, decisions: Mapping[str, Decision]) -> Generator[Effect, Any, Paused]:
+    """The waiting calls of a paused turn, decided: run, denied, or still waiting.
+
+    A call with a decision goes through the registry with it (the approver
+    is not asked; a denial answers in the approver's words); one without is
+    asked about again (the approver, if any, may decide now or defer again).
+    """
+    hosted: list[tuple[HostedApproval, Decision]] = []
+    for approval, earlier in paused.hosted:
+        decision = earlier
+        if earlier.deferred:
+            given = decisions.get(approval.id)
+            decision = as_decision(given if given is not None else (yield ("approve", approval)))
+        hosted.append((approval, decision))
+    waiting = paused.waiting_calls()
+    made = list(paused.made)
+    if waiting:
+        batch = [ToolCall(call.tool or call.name, call.arguments, call.call_id) for call in waiting]
+        decided = {c.call_id: decisions[c.call_id] for c in waiting if c.call_id in decisions}
+        results = yield ("execute", batch, decided)
+        again = dict(zip((call.call_id for call in waiting), results, strict=True))
+        made = [
+            LoopCall(c.turn, c.call_id, c.name, c.arguments, c.tool, again[c.call_id])
+            if c.call_id in again
+            else c
+            for c in made
+        ]
+    return Paused(
+        paused.api, paused.turn, paused.transcript, paused.usage, paused.calls, made, hosted
+    )
+
+
+def _close_turn(  # noqa: PLR0917
+    api: Api,
+    toolbox: Toolbox,
+    transcript: list[dict[str, Any]],
+    progress: _Progress,
+    turn: Paused,
+    on_call: Callable[[LoopCall], None] | None,
+) -> LoopResult | None:
+    """Answer a turn's calls in the transcript; a result to return, or None to go on.
+
+    A turn with calls still waiting is not answered: the paused result carries
+    it whole (its transcript stops before the turn's outputs, which are all
+    appended on resume, in the order an uninterrupted turn appends them).
+    """
+    if turn.waiting:
+        turn.transcript, turn.usage, turn.calls = transcript, progress.usage, progress.calls
+        done = [call for call in turn.made if not _is_waiting(call)]
+        paused = progress.result("", transcript, turn.turn, toolbox)
+        return dataclasses.replace(
+            paused,
+            calls=(*paused.calls, *done),
+            interruptions=turn.interruptions(),
+            state=turn.state(),
+        )
+    transcript.extend(api.approval_items(turn.hosted))
+    made = turn.made
+    if not made:
+        return None
+    transcript.extend(api.outputs(made))
+    progress.calls.extend(made)
+    if on_call is not None:
+        for call in made:
+            on_call(call)
+    # Several return_direct results in one turn: all of them, in call order, are the answer.
+    direct = [c.result.text for c in made if c.result.ok and c.result.return_direct]
+    if direct:
+        text = "\n\n".join(direct)
+        transcript.append(api.answer(text))
+        return progress.result(text, transcript, turn.turn, toolbox, direct=True)
+    return None
+
+
+def _is_waiting(call: LoopCall) -> bool:
+    error = call.result.error
+    return error is not None and error.kind == "approval_pending"
 
 
 def _unasked(
