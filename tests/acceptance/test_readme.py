@@ -129,6 +129,48 @@ def test_hot_reload_example_runs():
     assert "+ read_file" in _run_example("guides/hot-reload.md", "Watcher(")
 
 
+PAUSE_SETUP = """
+import openai
+from tooldeck import ToolRegistry
+
+def refund(order: str) -> str:
+    \"\"\"Refund an order.
+
+    Args:
+        order: The order number.
+    \"\"\"
+    print("REFUNDED", order)
+    return f"refunded {order}"
+
+registry = ToolRegistry()  # no approver: side effects wait for a person
+registry.add_tool(None, None, refund, side_effects=True)
+client = openai.OpenAI()
+"""
+
+
+def test_model_loop_pause_example_runs(tmp_path):
+    """The pause-and-resume example: it pauses, prints the waiting call, resumes approved."""
+    from tests.integration.openai_server import ScriptedServer, Turn, call, say
+
+    with ScriptedServer() as server:
+        server.script(
+            Turn(calls=(call("refund", {"order": "A1"}, "call_1"),)),
+            say("Refunded A1."),
+        )
+        done = run_python(
+            PAUSE_SETUP + example("guides/model-loop.md", "decisions={waiting.call_id"),
+            cwd=tmp_path,
+            env={"OPENAI_BASE_URL": server.url, "OPENAI_API_KEY": "test"},
+        )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [
+        "call_1 refund {'order': 'A1'}",
+        "REFUNDED A1",
+        "Refunded A1.",
+    ]
+    assert len(server.requests) == 2
+
+
 def test_model_loop_example_runs(tmp_path):
     """The conversation example, against the scripted OpenAI-compatible server on loopback."""
     import shutil
