@@ -10,10 +10,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import socket
 import subprocess
 import sys
-import time
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
@@ -24,6 +22,7 @@ from mcp import ClientSession, StdioServerParameters, stdio_client
 from mcp.client.session import ClientRequestContext, ElicitationFnT
 from mcp.client.streamable_http import streamable_http_client
 
+from tests.serve_process import free_port, serve_process
 from tooldeck.manifest import from_manifests
 from tooldeck.mcp._serving.approval import NO_ELICITATION, STATELESS
 
@@ -221,40 +220,13 @@ async def stdio_session(
             yield s
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 @contextlib.contextmanager
 def http_server(project: Path, *extra: str) -> Iterator[str]:
     """Start ``tooldeck serve --transport http`` and yield its URL once the port answers."""
     port = free_port()
     argv = [str(TOOLDECK), *serve_args("--transport", "http", "--port", str(port), *extra)]
-    log = (project / "http.log").open("w")
-    process = subprocess.Popen(argv, cwd=project, stdout=log, stderr=subprocess.STDOUT)
-    try:
-        deadline = time.monotonic() + DEADLINE
-        while True:
-            if process.poll() is not None:
-                raise AssertionError(f"server exited: {(project / 'http.log').read_text()}")
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                if time.monotonic() > deadline:
-                    raise AssertionError("server never listened") from None
-                time.sleep(0.1)
+    with serve_process(argv, cwd=project, port=port, log=project / "http.log", deadline=DEADLINE):
         yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=DEADLINE)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-        log.close()
 
 
 @contextlib.asynccontextmanager

@@ -8,9 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import socket
 import subprocess
-import time
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
@@ -25,6 +23,7 @@ from tests.integration.test_mcp_serve import (
     http_session,
     text_of,
 )
+from tests.serve_process import serve_process
 
 MODULE = "toolset_handlers"
 
@@ -81,31 +80,9 @@ def make_project(root: Path, settings: str) -> Path:
 @contextlib.contextmanager
 def http_server(project: Path, port: int, *flags: str) -> Iterator[str]:
     """``tooldeck serve`` with only ``flags`` (the settings say http and the port)."""
-    log = (project / "http.log").open("w")
-    process = subprocess.Popen(
-        [str(TOOLDECK), "serve", *flags], cwd=project, stdout=log, stderr=subprocess.STDOUT
-    )
-    try:
-        deadline = time.monotonic() + DEADLINE
-        while True:
-            if process.poll() is not None:
-                raise AssertionError(f"server exited: {(project / 'http.log').read_text()}")
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                if time.monotonic() > deadline:
-                    raise AssertionError("server never listened") from None
-                time.sleep(0.1)
+    argv = [str(TOOLDECK), "serve", *flags]
+    with serve_process(argv, cwd=project, port=port, log=project / "http.log", deadline=DEADLINE):
         yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=DEADLINE)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-        log.close()
 
 
 @contextlib.asynccontextmanager

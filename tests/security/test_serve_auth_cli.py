@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import contextlib
-import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -14,6 +12,7 @@ import httpx2
 import pytest
 
 from tests.security.serve_auth_helpers import INIT, free_port, mcp_session, text_of
+from tests.serve_process import serve_process
 from tooldeck.mcp._http import hash_token
 
 pytestmark = pytest.mark.slow
@@ -61,31 +60,10 @@ def serve(project: Path, *extra: str, stdin: str | None = None) -> subprocess.Co
 
 @contextlib.contextmanager
 def running(project: Path, port: int, *extra: str) -> Iterator[Path]:
-    argv = [str(TOOLDECK), *SERVE]
-    argv += ["--transport", "http", "--port", str(port), *extra]
+    argv = [str(TOOLDECK), *SERVE, "--transport", "http", "--port", str(port), *extra]
     log = project / "serve.log"
-    with log.open("w") as out:
-        process = subprocess.Popen(argv, cwd=project, stdout=out, stderr=subprocess.STDOUT)
-        try:
-            deadline = time.monotonic() + DEADLINE
-            while True:
-                if process.poll() is not None:
-                    raise AssertionError(f"server exited: {log.read_text()}")
-                try:
-                    socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                    break
-                except OSError:
-                    if time.monotonic() > deadline:
-                        raise AssertionError("server never listened") from None
-                    time.sleep(0.1)
-            yield log
-        finally:
-            process.terminate()
-            try:
-                process.wait(timeout=DEADLINE)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+    with serve_process(argv, cwd=project, port=port, log=log, deadline=DEADLINE):
+        yield log
 
 
 async def test_the_cli_serves_bearer_tokens(project: Path):
