@@ -33,6 +33,7 @@ if typing.TYPE_CHECKING:
         as_decision,
     )
     from .results import error_result, new_call_id, unknown_tool
+    from .tracing import tracing_active
 
 __all__ = [
     "AfterHook",
@@ -48,6 +49,7 @@ __all__ = [
     "as_decision",
     "error_result",
     "new_call_id",
+    "tracing_active",
     "unknown_tool",
 ]
 
@@ -65,6 +67,7 @@ _EXPORTS: dict[str, str] = {
     "as_decision": ".policies",
     "error_result": ".results",
     "new_call_id": ".results",
+    "tracing_active": ".tracing",
     "unknown_tool": ".results",
 }
 

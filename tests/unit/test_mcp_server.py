@@ -204,7 +204,29 @@ async def test_no_announcements_without_list_changed():
         assert "late" in [t.name for t in (await session.list_tools()).tools]
         assert served.sessions == []  # nothing to announce: no session is kept
     assert notes.methods == []
-    assert served._track_sessions not in served.server.middleware  # no layer to keep them
+
+
+async def test_the_sdks_tracing_middleware_runs_only_while_tracing_is_on(monkeypatch):
+    """Without an OpenTelemetry SDK its spans go nowhere; with one, every message is traced."""
+    from tooldeck.mcp._serving import server as server_module
+
+    served = build_server(registry())
+    names = [type(m).__name__ for m in served.server.middleware]
+    assert "OpenTelemetryMiddleware" not in names  # not on the path of every message
+    assert [type(m).__name__ for m in served._traced] == ["OpenTelemetryMiddleware"]
+    seen: list[str] = []
+
+    async def recording(ctx, call_next):  # type: ignore[no-untyped-def]
+        seen.append(ctx.method)
+        return await call_next(ctx)
+
+    served._traced = [recording]
+    async with connected(served, Notes()) as session:
+        await session.list_tools()
+        assert seen == []  # tracing off (no tracer provider installed)
+        monkeypatch.setattr(server_module, "tracing_active", lambda: True)
+        await session.list_tools()
+    assert seen == ["tools/list"]
 
 
 def test_call_result_keeps_failures_and_truncated_text_unstructured():

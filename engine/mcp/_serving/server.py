@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import logging
 import time
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import mcp_types as types
@@ -25,6 +26,7 @@ from mcp.server.session import ServerSession
 from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler
 from mcp.shared.subscriptions import PromptsListChanged, ToolsListChanged
 
+from ..._calling import tracing_active
 from ..._errors import ToolCallError
 from ..._hints import READ_ONLY_TAGS, tool_hints
 from ..._identity import missing_scopes
@@ -117,8 +119,12 @@ class RegistryServer:
             on_get_prompt=self._get_prompt,
             on_subscriptions_listen=ListenHandler(self.events) if list_changed else None,
         )
-        if list_changed:  # the sessions serve only announce(), which needs list_changed
-            self.server.middleware.append(self._track_sessions)
+        # One middleware of ours around every message: the SDK's OpenTelemetry one runs
+        # inside it only while an OpenTelemetry SDK is installed (as tooldeck's own call
+        # spans do); until then its spans go nowhere, at some 20 µs a message.
+        self._traced = [m for m in self.server.middleware if _is_otel(m)]
+        self.server.middleware[:] = [m for m in self.server.middleware if not _is_otel(m)]
+        self.server.middleware.append(self._around_message)
 
     def initialization_options(self) -> Any:
         return self.server.create_initialization_options(
@@ -358,17 +364,21 @@ class RegistryServer:
             notify_observers(self.call_observers, record)
 
     # ----------------------------------------------------------- notifications
-    async def _track_sessions(
+    async def _around_message(
         self, ctx: ServerRequestContext[Any, Any], call_next: CallNext
     ) -> HandlerResult:
-        """Keep the session of each connection once it has answered ``initialize``.
+        """Trace the message when tracing is on; keep each session once it is initialized.
 
-        Kept at ``initialize`` rather than at ``notifications/initialized``: a
+        With ``list_changed``, the session of each connection is kept once it has
+        answered ``initialize`` rather than at ``notifications/initialized``: a
         client's ``initialize()`` returns before the server has read that
         notification, and a change in between must still be announced.
         """
-        result = await call_next(ctx)
-        if ctx.method == "initialize":
+        if self._traced and tracing_active():
+            result = await _traced_call(self._traced, ctx, call_next)
+        else:
+            result = await call_next(ctx)
+        if self.list_changed and ctx.method == "initialize":
             session = ctx.session
             self.sessions.append(session)
             # Forget it when its connection closes. ServerRequestContext does not
@@ -401,6 +411,21 @@ class RegistryServer:
     async def on_registry_change(self, group: str | None, change: RegistryChange) -> None:
         """A registry subscriber (async: runs on the serving loop)."""
         await self.announce(change)
+
+
+def _is_otel(middleware: Any) -> bool:
+    """The ``mcp`` package's OpenTelemetry middleware (on every Server by default)."""
+    return type(middleware).__name__ == "OpenTelemetryMiddleware"
+
+
+async def _traced_call(
+    traced: list[Any], ctx: ServerRequestContext[Any, Any], call_next: CallNext
+) -> HandlerResult:
+    """``call_next`` inside the SDK's tracing middleware(s), outermost first."""
+    call = call_next
+    for middleware in reversed(traced):
+        call = partial(middleware, call_next=call)
+    return await call(ctx)
 
 
 def _no_default(default: Any) -> bool:
