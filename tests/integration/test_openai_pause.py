@@ -357,3 +357,23 @@ def test_a_truthy_answer_is_not_an_approval(model, client):
     assert SENT == []
     assert done.calls[1].result.error is not None
     assert done.calls[1].result.error.kind == "denied"
+
+
+def test_a_resumed_call_must_be_offered_by_this_run(model, client):
+    """The waiting call resolves against this run's tools: outside them, it is unknown."""
+    with make_registry() as registry:
+        model.script(Turn(calls=TWO_CALLS))
+        paused = run(client, model="m", input="refund A1", registry=registry)
+        model.script(say("ok"))
+        done = run(
+            client,
+            model="m",
+            registry=registry,
+            resume=paused.state,
+            decisions={"c2": True},
+            tools=["lookup"],  # refund is not offered to this run
+        )
+    assert SENT == []
+    refused = done.calls[1].result
+    assert refused.error is not None
+    assert refused.error.kind == "unknown_tool"

@@ -242,7 +242,7 @@ def conversation(
     first = 1
     if resume is not None:
         progress.calls, progress.usage = list(resume.calls), resume.usage
-        paused = yield from _decide(resume, decisions or {})
+        paused = yield from _decide(resume, decisions or {}, registry, toolbox)
         outcome = _close_turn(api, toolbox, transcript, progress, paused, on_call)
         if outcome is not None:
             return outcome
@@ -322,12 +322,20 @@ class _Progress:
         )
 
 
-def _decide(paused: Paused, decisions: Mapping[str, Decision]) -> Generator[Effect, Any, Paused]:
+def _decide(
+    paused: Paused,
+    decisions: Mapping[str, Decision],
+    registry: ToolRegistry,
+    toolbox: Toolbox,
+) -> Generator[Effect, Any, Paused]:
     """The waiting calls of a paused turn, decided: run, denied, or still waiting.
 
     A call with a decision goes through the registry with it (the approver
     is not asked; a denial answers in the approver's words); one without is
     asked about again (the approver, if any, may decide now or defer again).
+    Each is resolved again against this run's offered tools, as the model's
+    name was on the first run: a state naming a tool this run does not offer
+    gets an unknown-tool answer, never a call.
     """
     hosted: list[tuple[HostedApproval, Decision]] = []
     for approval, earlier in paused.hosted:
@@ -339,16 +347,13 @@ def _decide(paused: Paused, decisions: Mapping[str, Decision]) -> Generator[Effe
     waiting = paused.waiting_calls()
     made = list(paused.made)
     if waiting:
-        batch = [ToolCall(call.tool or call.name, call.arguments, call.call_id) for call in waiting]
+        models = [ModelCall(call.call_id, call.name, call.arguments) for call in waiting]
+        tools, batch = toolbox.plan(registry, models)
         decided = {c.call_id: decisions[c.call_id] for c in waiting if c.call_id in decisions}
-        results = yield ("execute", batch, decided)
-        again = dict(zip((call.call_id for call in waiting), results, strict=True))
-        made = [
-            LoopCall(c.turn, c.call_id, c.name, c.arguments, c.tool, again[c.call_id])
-            if c.call_id in again
-            else c
-            for c in made
-        ]
+        results = (yield ("execute", batch, decided)) if batch else []
+        answered = toolbox.pair_results(models, tools, results, paused.turn)
+        again = iter(answered)  # in the order the waiting calls hold in the turn
+        made = [next(again) if _is_waiting(c) else c for c in made]
     return Paused(
         paused.api, paused.turn, paused.transcript, paused.usage, paused.calls, made, hosted
     )
