@@ -50,6 +50,7 @@ from .loop import (
 from .responses import RESPONSES
 
 if TYPE_CHECKING:
+    from ..._calltypes import ToolCall, ToolResult
     from ..._identity import AuthIdentity
     from ..._registry import ToolRegistry
 
@@ -347,8 +348,7 @@ def _function_name(definition: Mapping[str, Any]) -> str | None:
 # ------------------------------------------------------------------- drivers
 def _drive(steps: Generator[Effect, Any, LoopResult], runner: _Runner) -> LoopResult:
     """Perform ``steps`` with a sync client; a reply's calls run through ``call_many``."""
-    registry, auth = runner.registry, runner.auth
-    strategy: Literal["parallel", "sequential"] = "parallel" if runner.parallel else "sequential"
+    registry = runner.registry
     value: Any = None
     with closing(steps):  # a client error mid-way ends the turns too
         while True:
@@ -364,14 +364,7 @@ def _drive(steps: Generator[Effect, Any, LoopResult], runner: _Runner) -> LoopRe
                         "run() needs a sync client (openai.OpenAI); use arun() for AsyncOpenAI"
                     )
             elif effect[0] == "execute":
-                batch = effect[1]
-                if len(batch) == 1:  # nothing to overlap: skip starting an event loop
-                    one = batch[0]
-                    value = [registry.call(one.name, one.arguments, call_id=one.call_id, auth=auth)]
-                else:
-                    value = registry.call_many(
-                        batch, strategy=strategy, limit=runner.limit, auth=auth
-                    )
+                value = _execute(runner, effect[1])
             else:
                 value = _approve_sync(registry, effect[1])
 
@@ -379,7 +372,6 @@ def _drive(steps: Generator[Effect, Any, LoopResult], runner: _Runner) -> LoopRe
 async def _adrive(steps: Generator[Effect, Any, LoopResult], runner: _Runner) -> LoopResult:
     """Perform ``steps`` with an async client; a reply's calls run through ``acall_many``."""
     registry = runner.registry
-    strategy: Literal["parallel", "sequential"] = "parallel" if runner.parallel else "sequential"
     value: Any = None
     with closing(steps):  # a client error mid-way ends the turns too
         while True:
@@ -395,11 +387,27 @@ async def _adrive(steps: Generator[Effect, Any, LoopResult], runner: _Runner) ->
                     )
                 value = await pending
             elif effect[0] == "execute":
-                value = await registry.acall_many(
-                    effect[1], strategy=strategy, limit=runner.limit, auth=runner.auth
-                )
+                value = await _aexecute(runner, effect[1])
             else:
                 value = await _approve_async(registry, effect[1])
+
+
+def _execute(runner: _Runner, batch: list[ToolCall]) -> list[ToolResult]:
+    """Run one reply's calls with ``call_many`` (one call alone: no event loop to start)."""
+    registry, auth = runner.registry, runner.auth
+    if len(batch) == 1:
+        one = batch[0]
+        return [registry.call(one.name, one.arguments, call_id=one.call_id, auth=auth)]
+    strategy: Literal["parallel", "sequential"] = "parallel" if runner.parallel else "sequential"
+    return registry.call_many(batch, strategy=strategy, limit=runner.limit, auth=auth)
+
+
+async def _aexecute(runner: _Runner, batch: list[ToolCall]) -> list[ToolResult]:
+    """Run one reply's calls with ``acall_many``; cancelling the caller cancels them."""
+    strategy: Literal["parallel", "sequential"] = "parallel" if runner.parallel else "sequential"
+    return await runner.registry.acall_many(
+        batch, strategy=strategy, limit=runner.limit, auth=runner.auth
+    )
 
 
 def _approve_sync(registry: ToolRegistry, approval: HostedApproval) -> Decision:
