@@ -21,11 +21,9 @@ from __future__ import annotations
 import inspect
 from collections.abc import (
     AsyncGenerator,
-    AsyncIterator,
     Callable,
     Generator,
     Iterable,
-    Iterator,
     Sequence,
 )
 from contextlib import aclosing, closing
@@ -90,7 +88,7 @@ def stream(
     on_warning: Callable[[ExportWarning], None] | None = None,
     auth: AuthIdentity | None = None,
     **request_options: Any,
-) -> Iterator[LoopEvent]:
+) -> Generator[LoopEvent, None, None]:
     """:func:`run`, yielding what happens as it happens; the last event is :class:`Finished`.
 
     Takes what :func:`run` takes (``client`` an ``openai.OpenAI``); every
@@ -150,7 +148,7 @@ async def astream(
     on_warning: Callable[[ExportWarning], None] | None = None,
     auth: AuthIdentity | None = None,
     **request_options: Any,
-) -> AsyncIterator[LoopEvent]:
+) -> AsyncGenerator[LoopEvent, None]:
     """The async twin of :func:`stream`, for ``openai.AsyncOpenAI``, as :func:`arun` is of run.
 
     Cancelling the task that iterates it cancels the tool calls in flight
@@ -226,7 +224,7 @@ def _started(api: Api, response: Any, batch: Sequence[ToolCall], turn: int) -> l
 # ------------------------------------------------------------------- sync
 def _drive_stream(
     steps: Generator[Effect, Any, LoopResult], runner: _Runner, api: Api, calls: _Calls
-) -> Iterator[LoopEvent]:
+) -> Generator[LoopEvent, None, None]:
     """Perform ``steps`` with a sync client, streaming each request."""
     value: Any = None
     response: Any = None
@@ -276,7 +274,7 @@ def _request(
 # ------------------------------------------------------------------- async
 async def _adrive_stream(
     steps: Generator[Effect, Any, LoopResult], runner: _Runner, api: Api, calls: _Calls
-) -> AsyncIterator[LoopEvent]:
+) -> AsyncGenerator[LoopEvent, None]:
     """Perform ``steps`` with an async client, streaming each request."""
     value: Any = None
     response: Any = None
