@@ -125,7 +125,8 @@ def run(
             None (the default): nobody is authenticated, every selected tool is
             offered and a ``from_auth`` parameter's call is refused.
         request_options: passed to every request (``instructions``,
-            ``temperature``, ``parallel_tool_calls`` ...); ``stream`` is not supported.
+            ``temperature``, ``parallel_tool_calls`` ...); ``stream`` is refused
+            (:func:`~tooldeck.providers.openai.stream` streams every request).
 
     Model mistakes never raise: they are error outputs the model reads and
     can act on. Errors of the client (connection, HTTP status) propagate.
