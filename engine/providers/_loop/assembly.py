@@ -169,6 +169,7 @@ class ChatAssembler:
         self._content: list[str] | None = None
         self._refusal: list[str] | None = None
         self._slots: dict[int, _Slot] = {}
+        """By the chunks' ``index`` (negative: a server that sent none)."""
         self._finish: str | None = None
         self._usage: Any = None
         self._head: tuple[str, str, int] | None = None
@@ -204,9 +205,14 @@ class ChatAssembler:
         return out
 
     def _tool_call(self, piece: Any) -> list[Delta]:
-        slot = self._slots.get(piece.index)
+        key = getattr(piece, "index", None)
+        if key is None:  # a server that leaves index out: a new id is a new call
+            last = list(self._slots)[-1] if self._slots else None
+            fresh = piece.id and (last is None or self._slots[last].id not in ("", piece.id))
+            key = -len(self._slots) - 1 if fresh or last is None else last
+        slot = self._slots.get(key)
         if slot is None:
-            slot = self._slots[piece.index] = _Slot(len(self._slots))
+            slot = self._slots[key] = _Slot(len(self._slots))
         if piece.id and not slot.id:
             slot.id = piece.id
         function = piece.function
