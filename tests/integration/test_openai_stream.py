@@ -17,7 +17,7 @@ from typing import Any
 import openai
 import pytest
 
-from tests.integration.openai_server import ScriptedServer, Turn, call, say
+from tests.integration.openai_server import Approval, ScriptedServer, Turn, call, say
 from tests.integration.test_openai_loop import make_registry
 from tooldeck import ToolRegistry
 from tooldeck.providers.openai import (
@@ -209,6 +209,41 @@ def test_a_return_direct_answer_and_an_unknown_tool(model, client, registry, api
     assert not finished[0].ok
     assert seen == finished  # on_call still hears of each call
     assert not [e for e in events if isinstance(e, TextDelta)]
+
+
+async def test_hosted_approval_requests_are_asked_while_streaming(model, client, aclient):
+    asked: list[Any] = []
+
+    def approve(request):
+        asked.append(request.arguments["q"])
+        return request.arguments["q"] == "yes"
+
+    approvals = (
+        Approval("apr_1", "deepwiki", "ask_question", '{"q": "yes"}'),
+        Approval("apr_2", "deepwiki", "ask_question", '{"q": "no"}'),
+    )
+    with make_registry(approve=approve) as registry:
+        registry.add_mcp_server("deepwiki", url="https://mcp.deepwiki.com/mcp", via="hosted")
+        model.script(Turn(approvals=approvals), say("answered"))
+        ran = run(client, model="m", input="?", registry=registry)
+        bodies = model.bodies()
+        model.requests.clear()
+        model.script(Turn(approvals=approvals), say("answered"))
+        events = list(stream(client, model="m", input="?", registry=registry))
+        assert unstreamed(model.bodies()) == bodies
+        model.requests.clear()
+        model.script(Turn(approvals=approvals), say("answered"))
+        async_events = [e async for e in astream(aclient, model="m", input="?", registry=registry)]
+        assert unstreamed(model.bodies()) == bodies
+    assert asked == ["yes", "no"] * 3
+    same_result(events[-1].result, ran)
+    same_result(async_events[-1].result, ran)
+    assert [type(e).__name__ for e in events] == [
+        "TurnFinished",  # the approvals are asked after it, before the next request
+        "TextDelta",
+        "TurnFinished",
+        "Finished",
+    ]
 
 
 def test_running_out_of_turns_reports_the_last_calls_then_raises(model, client, registry):
