@@ -26,6 +26,10 @@ if TYPE_CHECKING:
 __all__ = ["AnswerWriter"]
 
 
+_SETTLED = 512
+"""Written characters past which the start of the text is let go (see :meth:`_settle`)."""
+
+
 class AnswerWriter:
     """Writes one turn's text at a time to ``out`` as it comes, redacted, flushed per piece."""
 
@@ -33,32 +37,57 @@ class AnswerWriter:
         self.out = out
         self.redact = redact
         self.longest = longest
-        self._text: list[str] = []
+        self._text = ""
+        """The reply's text, less a start already written that no later piece can change."""
         self._written = 0
-        """Characters of the redacted text already written."""
+        """Characters of ``redact(self._text)`` already written."""
+        self._any = False
 
     def write(self, piece: str) -> None:
         """Take the next piece of the answer; write what is now safe to show."""
         if not piece:
             return
-        self._text.append(piece)
-        shown = self.redact("".join(self._text))
+        self._any = True
+        self._text += piece
+        shown = self.redact(self._text)
         end = _safe_end(shown, self.longest)
         if end > self._written:
             self.out.write(shown[self._written : end])
             self.out.flush()
             self._written = end
+        if self._written > _SETTLED + self.longest:
+            self._settle(shown)
 
     def end(self) -> bool:
         """The reply is over: write the rest and end the line; False if it had no text."""
-        if not self._text:
+        if not self._any:
             return False
-        shown = self.redact("".join(self._text))
+        shown = self.redact(self._text)
         self.out.write(shown[self._written :] + "\n")
         self.out.flush()
-        self._text.clear()
-        self._written = 0
+        self._text, self._written, self._any = "", 0, False
         return True
+
+    def _settle(self, shown: str) -> None:
+        """Let go of the first half of the text if it redacts alone as it does in the whole.
+
+        So each piece redacts a bounded text, not the whole answer again (a long
+        answer would cost time quadratic in its length). The cut is at a
+        whitespace, more than ``longest`` characters from the end (a secret
+        still arriving starts after it), and is only made when redacting the
+        two halves apart gives exactly what redacting them together gave (no
+        secret or ``Bearer`` token spans it) and the first half is all written.
+        """
+        text = self._text
+        cut = min(len(text) // 2, len(text) - self.longest - 1)
+        while cut > 0 and not text[cut - 1].isspace():
+            cut -= 1
+        if cut <= 0:
+            return
+        head, rest = self.redact(text[:cut]), self.redact(text[cut:])
+        if len(head) <= self._written and head + rest == shown:
+            self._text = text[cut:]
+            self._written -= len(head)
 
 
 def _safe_end(shown: str, longest: int) -> int:

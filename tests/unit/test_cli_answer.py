@@ -86,3 +86,21 @@ def test_a_carriage_return_waits_for_what_follows_and_an_empty_reply_writes_noth
         assert not out.getvalue().endswith("\r")
     answer.end()
     assert out.getvalue() == "one two three four five six seven\r\nnext line here\n"
+
+
+def test_a_long_answer_lets_its_written_start_go_and_still_masks_everything():
+    text = "".join(
+        f"line {n}: {SECRET if n % 3 else 'Bearer abcdefgh' + str(n)} then words\n"
+        for n in range(200)
+    )
+    _, secrets = writer(io.StringIO())
+    expected = mask_tokens(secrets.redact(text)) + "\n"
+    for size in (1, 7, 64):
+        out = io.StringIO()
+        answer, _ = writer(out)
+        for start in range(0, len(text), size):
+            answer.write(text[start : start + size])
+            assert SECRET[:6] not in out.getvalue()
+        assert len(answer._text) < len(text) // 4  # the start was let go
+        answer.end()
+        assert out.getvalue() == expected
