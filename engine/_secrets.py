@@ -116,6 +116,16 @@ class Secrets:
     def __contains__(self, value: object) -> bool:
         return value in self._values
 
+    @property
+    def longest(self) -> int:
+        """Characters in the longest form :meth:`redact` recognises (0: no secrets).
+
+        Text that arrives in pieces (a streamed answer) can only be shown
+        once this much more of it has come: a secret may still be completing.
+        """
+        compiled = self._compiled
+        return len(compiled.forms[0]) if compiled is not None else 0
+
     def redact(self, text: str) -> str:
         """``text`` with every secret, escaped or cut off before a marker, shown as ``***``."""
         compiled = self._compiled

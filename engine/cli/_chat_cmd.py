@@ -7,9 +7,11 @@ sent: local servers take any). With a question it answers that one; without,
 it reads one question per line from standard input until end of file, and
 the conversation goes on from one question to the next.
 
-Standard output carries only the answers, so they can be piped; each tool
-call and its result go to standard error as they come back (``-> name
-{arguments}``, then ``<- result``), with warnings and errors. Side effects
+Standard output carries only the answers, so they can be piped; each
+answer is written as the model streams it (every request is streamed), a
+secret in it still shown as ``***`` (:mod:`._answer`). Each tool call and its
+result go to standard error as they come back (``-> name {arguments}``, then
+``<- result``), with warnings and errors. Side effects
 are approved at the terminal, or with ``--yes``; without a terminal they are
 denied and the model is told so.
 
@@ -38,7 +40,8 @@ if TYPE_CHECKING:
 
     from .._registry import ToolRegistry
     from ..providers import ExportWarning
-    from ..providers._loop import LoopCall
+    from ..providers._loop import LoopCall, LoopResult
+    from ._answer import AnswerWriter
 
 
 __all__ = ["add_arguments", "run"]
@@ -149,10 +152,10 @@ def _converse(client: Any, registry: ToolRegistry, args: argparse.Namespace) -> 
     """Ask each question in turn, the conversation carried over; False if one failed."""
     import openai
 
-    from .._errors import ExportError
+    from .._errors import ExportError, ToolDeckError
     from .._secrets import mask_tokens
     from ..providers._loop import MaxTurnsExceeded
-    from ..providers._loop import run as run_loop
+    from ._answer import AnswerWriter
 
     options: dict[str, Any] = {}
     transcript: list[dict[str, Any]] = []
@@ -175,23 +178,20 @@ def _converse(client: Any, registry: ToolRegistry, args: argparse.Namespace) -> 
     ok = True
     questions = [args.question] if args.question is not None else _questions()
     for question in questions:
+        answer = AnswerWriter(sys.stdout, redact, registry.secrets.longest)
         try:
-            result = run_loop(
+            result = _ask(
                 client,
-                model=args.model,
-                input=[*transcript, {"role": "user", "content": question}],
-                registry=registry,
-                api=args.api,
-                max_turns=args.max_turns,
-                max_tool_calls_per_turn=args.max_tool_calls,
-                tools=args.names,
-                bundles=args.bundles,
-                tags=args.tags,
-                on_call=show,
-                on_warning=warn,
-                **options,
+                registry,
+                args,
+                [*transcript, {"role": "user", "content": question}],
+                answer=answer,
+                show=show,
+                warn=warn,
+                options=options,
             )
         except MaxTurnsExceeded as exc:
+            answer.end()
             sys.stderr.write(f"tooldeck: {exc}\n")
             transcript = exc.transcript  # the calls were made: the model may sum up next time
             ok = False
@@ -201,14 +201,67 @@ def _converse(client: Any, registry: ToolRegistry, args: argparse.Namespace) -> 
                 raise UsageError(f"chat: {exc}") from None
             sys.stderr.write(f"tooldeck: cannot send the tools: {exc}\n")
             return False
-        except openai.OpenAIError as exc:  # its text may quote the request's Authorization
+        except (openai.OpenAIError, ToolDeckError) as exc:  # may quote the Authorization
+            answer.end()  # what came of a reply that broke off stays on its own line
             sys.stderr.write(redact(f"tooldeck: the model request failed: {exc}") + "\n")
             ok = False
             continue
         transcript = result.transcript
-        sys.stdout.write(redact(result.text) + "\n")
-        sys.stdout.flush()
     return ok
+
+
+def _ask(
+    client: Any,
+    registry: ToolRegistry,
+    args: argparse.Namespace,
+    conversation: list[dict[str, Any]],
+    *,
+    answer: AnswerWriter,
+    show: Callable[[LoopCall], None],
+    warn: Callable[[ExportWarning], None],
+    options: dict[str, Any],
+) -> LoopResult:
+    """One question: the answer written as it streams in, each call shown once its result is in.
+
+    Each reply's text goes to standard output as it arrives and ends its
+    line when the reply ends, so text the model writes beside its calls shows
+    too; an answer that is not streamed text (a ``return_direct`` tool's
+    result, or an empty reply) is written whole at the end, as before.
+    """
+    from contextlib import closing
+
+    from ..providers._loop import Finished, TextDelta, ToolCallFinished, TurnFinished, stream
+
+    events = stream(
+        client,
+        model=args.model,
+        input=conversation,
+        registry=registry,
+        api=args.api,
+        max_turns=args.max_turns,
+        max_tool_calls_per_turn=args.max_tool_calls,
+        tools=args.names,
+        bundles=args.bundles,
+        tags=args.tags,
+        on_warning=warn,
+        **options,
+    )
+    streamed = False  # whether the last reply's text was written as it came
+    with closing(events):
+        for event in events:
+            if isinstance(event, TextDelta):
+                answer.write(event.text)
+            elif isinstance(event, TurnFinished):
+                streamed = answer.end()
+            elif isinstance(event, ToolCallFinished):
+                show(event.call)
+            elif isinstance(event, Finished):
+                result = event.result
+                if result.return_direct or not streamed:
+                    sys.stdout.write(answer.redact(result.text) + "\n")
+                    sys.stdout.flush()
+                return result
+    raise AssertionError("the loop's events end with Finished")  # pragma: no cover
 
 
 def _questions() -> Iterator[str]:

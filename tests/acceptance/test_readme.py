@@ -171,6 +171,32 @@ def test_model_loop_pause_example_runs(tmp_path):
     assert len(server.requests) == 2
 
 
+def test_model_loop_streaming_example_runs(tmp_path):
+    """The streaming example, against the scripted server streaming as the real API does."""
+    import shutil
+
+    from tests.integration.openai_server import ScriptedServer, Turn, call, say
+
+    shutil.copytree(ROOT / "manifests", tmp_path / "manifests")
+    (tmp_path / "notes.txt").write_text("buy milk\n", encoding="utf-8")
+    with ScriptedServer() as server:
+        server.script(
+            Turn(calls=(call("read_file", {"path": "notes.txt"}, "call_1"),)),
+            say("It says: buy milk."),
+        )
+        done = run_python(
+            example("guides/model-loop.md", "TextDelta"),
+            cwd=tmp_path,
+            env={"OPENAI_BASE_URL": server.url, "OPENAI_API_KEY": "test"},
+        )
+        assert all(body["stream"] is True for body in server.bodies())
+    assert done.returncode == 0, done.stderr
+    called, answer, usage = done.stdout.splitlines()
+    assert called == "[read_file -> True]"
+    assert answer == "It says: buy milk."
+    assert "requests=2" in usage
+
+
 def test_model_loop_example_runs(tmp_path):
     """The conversation example, against the scripted OpenAI-compatible server on loopback."""
     import shutil

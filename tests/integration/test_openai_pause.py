@@ -377,3 +377,36 @@ def test_a_resumed_call_must_be_offered_by_this_run(model, client):
     refused = done.calls[1].result
     assert refused.error is not None
     assert refused.error.kind == "unknown_tool"
+
+
+@pytest.mark.parametrize("api", APIS)
+def test_a_stream_pauses_and_a_stream_resumes(model, client, api):
+    from tooldeck.providers.openai import Finished, ToolCallFinished, ToolCallStarted, stream
+
+    with make_registry() as registry:
+        model.script(Turn(calls=TWO_CALLS))
+        events = list(stream(client, model="m", input="refund A1", registry=registry, api=api))
+        last = events[-1]
+        assert isinstance(last, Finished)
+        assert last.result.paused
+        assert [i.call_id for i in last.result.interruptions] == ["c2"]
+        model.script(say("Refunded."))
+        resumed = list(
+            stream(
+                client,
+                model="m",
+                registry=registry,
+                api=api,
+                resume=json.loads(json.dumps(last.result.state)),
+                decisions={"c2": True},
+                context={"user": "ada"},
+            )
+        )
+    started = [e.call_id for e in resumed if isinstance(e, ToolCallStarted)]
+    finished = [e.call.call_id for e in resumed if isinstance(e, ToolCallFinished)]
+    assert started == ["c2"]  # only the decided call runs now
+    assert finished == ["c1", "c2"]  # the whole turn, in the model's order
+    done = resumed[-1]
+    assert isinstance(done, Finished)
+    assert done.result.text == "Refunded."
+    assert SENT == ["refund A1 for ada"]

@@ -22,10 +22,9 @@ from __future__ import annotations
 import inspect
 from collections.abc import Awaitable, Callable, Generator, Iterable, Mapping, Sequence
 from contextlib import closing
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
-from ..._calling import Decision, Deferral
+from ..._calling import Decision
 from ..._identity import missing_scopes
 from .. import ExportWarning, export_tools
 from .chat import CHAT
@@ -45,6 +44,7 @@ from .loop import (
 )
 from .pause import decisions_of, paused_from_state
 from .responses import RESPONSES
+from .runner import Runner, aexecute, execute
 
 if TYPE_CHECKING:
     from ..._identity import AuthIdentity
@@ -137,7 +137,8 @@ def run(
             ``Decision.deny(reason)`` answers the model that it was not approved;
             a call left out is asked about again.
         request_options: passed to every request (``instructions``,
-            ``temperature``, ``parallel_tool_calls`` ...); ``stream`` is not supported.
+            ``temperature``, ``parallel_tool_calls`` ...); ``stream`` is refused
+            (:func:`~tooldeck.providers.openai.stream` streams every request).
 
     A call with side effects that cannot be approved now (no approver is set,
     or the approver answers ``Decision.defer()``) does not block the loop and
@@ -234,18 +235,6 @@ async def arun(
 
 
 # ------------------------------------------------------------------- set-up
-@dataclass(frozen=True)
-class _Runner:
-    """What performs the effects: the client's create method and the batch strategy."""
-
-    create: Callable[..., Any]
-    registry: ToolRegistry
-    parallel: bool
-    limit: int | None
-    auth: AuthIdentity | None = None
-    context: Mapping[str, Any] | None = None
-
-
 def _start(
     client: Any,
     *,
@@ -269,7 +258,7 @@ def _start(
     context: Mapping[str, Any] | None = None,
     resume: Mapping[str, Any] | None = None,
     decisions: Mapping[str, bool | Decision] | None = None,
-) -> tuple[Generator[Effect, Any, LoopResult], _Runner]:
+) -> tuple[Generator[Effect, Any, LoopResult], Runner]:
     """Check the arguments, build the toolbox, say what was left out, start the turns."""
     if api is None:  # a paused conversation goes on with its own API
         saved = resume.get("api") if isinstance(resume, Mapping) else None
@@ -331,7 +320,8 @@ def _start(
         resume=paused,
         decisions=decided if paused is not None else None,
     )
-    runner = _Runner(adapter.create(client), registry, parallel, limit, auth, context)
+    done = paused.turn if paused is not None else 0
+    runner = Runner(adapter.create(client), registry, parallel, limit, auth, context, adapter, done)
     return steps, runner
 
 
@@ -397,10 +387,9 @@ def _function_name(definition: Mapping[str, Any]) -> str | None:
 
 
 # ------------------------------------------------------------------- drivers
-def _drive(steps: Generator[Effect, Any, LoopResult], runner: _Runner) -> LoopResult:
+def _drive(steps: Generator[Effect, Any, LoopResult], runner: Runner) -> LoopResult:
     """Perform ``steps`` with a sync client; a reply's calls run through ``call_many``."""
-    registry, auth = runner.registry, runner.auth
-    strategy: Literal["parallel", "sequential"] = "parallel" if runner.parallel else "sequential"
+    registry = runner.registry
     value: Any = None
     with closing(steps):  # a client error mid-way ends the turns too
         while True:
@@ -416,37 +405,14 @@ def _drive(steps: Generator[Effect, Any, LoopResult], runner: _Runner) -> LoopRe
                         "run() needs a sync client (openai.OpenAI); use arun() for AsyncOpenAI"
                     )
             elif effect[0] == "execute":
-                batch, deferral = effect[1], Deferral(effect[2])
-                context = runner.context
-                if len(batch) == 1:  # nothing to overlap: skip starting an event loop
-                    one = batch[0]
-                    value = [
-                        registry.call(
-                            one.name,
-                            one.arguments,
-                            call_id=one.call_id,
-                            auth=auth,
-                            context=context,
-                            deferral=deferral,
-                        )
-                    ]
-                else:
-                    value = registry.call_many(
-                        batch,
-                        strategy=strategy,
-                        limit=runner.limit,
-                        auth=auth,
-                        context=context,
-                        deferral=deferral,
-                    )
+                value = execute(runner, effect[1], effect[2])
             else:
                 value = approve_hosted(registry, effect[1], runner.context)
 
 
-async def _adrive(steps: Generator[Effect, Any, LoopResult], runner: _Runner) -> LoopResult:
+async def _adrive(steps: Generator[Effect, Any, LoopResult], runner: Runner) -> LoopResult:
     """Perform ``steps`` with an async client; a reply's calls run through ``acall_many``."""
     registry = runner.registry
-    strategy: Literal["parallel", "sequential"] = "parallel" if runner.parallel else "sequential"
     value: Any = None
     with closing(steps):  # a client error mid-way ends the turns too
         while True:
@@ -462,14 +428,7 @@ async def _adrive(steps: Generator[Effect, Any, LoopResult], runner: _Runner) ->
                     )
                 value = await pending
             elif effect[0] == "execute":
-                value = await registry.acall_many(
-                    effect[1],
-                    strategy=strategy,
-                    limit=runner.limit,
-                    auth=runner.auth,
-                    context=runner.context,
-                    deferral=Deferral(effect[2]),
-                )
+                value = await aexecute(runner, effect[1], effect[2])
             else:
                 value = await aapprove_hosted(registry, effect[1], runner.context)
 
