@@ -41,6 +41,8 @@ from .._identity import missing_scopes
 from .drivers import _callback_sync, run_plain
 from .pipeline import Attempt, Callback, Effect, TimedOut, pipeline
 from .results import new_call_id, not_permitted
+from .steps import Refused, accept, bind, failed, shape
+from .workers import PoolSaturated
 
 if TYPE_CHECKING:
     from .._binding import PreparedTool
@@ -56,6 +58,7 @@ class _Call:
     """One call of the batch while it is under way."""
 
     __slots__ = (
+        "call_id",
         "context",
         "current",
         "deadline",
@@ -71,12 +74,15 @@ class _Call:
         self,
         index: int,
         prepared: PreparedTool,
-        steps: Generator[Effect, Any, ToolResult],
+        steps: Generator[Effect, Any, ToolResult] | None,
         context: contextvars.Context,
+        call_id: str,
     ) -> None:
         self.index = index
+        self.call_id = call_id
         self.prepared = prepared
         self.steps = steps
+        """The pipeline; None for a plain call, whose one attempt is all there is to it."""
         self.context = context
         self.span: Any = None
         """The span's context manager, when something traces; ``current`` is what it entered."""
@@ -159,20 +165,49 @@ class _Runner:
                 self.results[index] = not_permitted(entry.name, lacking, call_id)
                 return
         env, lenient, context = dispatch._env, dispatch._lenient, contextvars.copy_context()
-        if entry.spec.inline and dispatch._plain(entry):  # acall's shortcut: nothing to wait for
-            self.results[index] = context.run(
-                run_plain, entry, call.arguments, env, call_id, extra, lenient, auth
-            )
+        if dispatch._plain(entry):
+            if entry.spec.inline:  # acall's shortcut: nothing to wait for
+                self.results[index] = context.run(
+                    run_plain, entry, call.arguments, env, call_id, extra, lenient, auth
+                )
+            else:
+                self._start_plain(_Call(index, entry, None, context, call_id), call, extra, auth)
             return
         steps = pipeline(entry, call.arguments, env, self.policy, call_id, extra, lenient, auth)
-        one = _Call(index, entry, steps, context)
+        one = _Call(index, entry, steps, context, call_id)
         span = self.policy.open_span(entry, call_id, call.arguments)
         if span is not None:
             one.started = time.perf_counter()
             one.span = span
             one.current = context.run(span.__enter__)
         self.under_way += 1
-        self._advance(one, steps.send, None)
+        self._advance(one, None)
+
+    def _start_plain(
+        self,
+        one: _Call,
+        call: ToolCall,
+        extra: Mapping[str, Any] | None,
+        auth: AuthIdentity | None,
+    ) -> None:
+        """A plain call: the pipeline would ask for one attempt without a timeout, nothing else.
+
+        So its steps are called directly, as :func:`~tooldeck._calling.drivers.run_plain`
+        does (a generator per call is a visible share of a small batch's cost).
+        """
+        prepared, call_id, env = one.prepared, one.call_id, self.dispatch._env
+        try:
+            args = accept(prepared, call.arguments, call_id, self.dispatch._lenient)
+            kwargs = bind(prepared, args, env, call_id, extra, auth)
+        except Refused as refused:
+            self.results[one.index] = refused.result
+            return
+        try:
+            self._submit(one, kwargs, None)
+        except PoolSaturated as exc:
+            self.results[one.index] = failed(prepared, exc, call_id)
+            return
+        self.under_way += 1
 
     def wait(self) -> None:
         """Wait for the next attempt to end or the nearest deadline, and carry on from there."""
@@ -206,7 +241,7 @@ class _Runner:
             one.deadline = None
             future = one.future
             if future is None:  # the sleep before a retry is over
-                self._advance(one, one.steps.send, None)
+                self._advance(one, None)
                 continue
             del self.attempts[future]
             one.future = None
@@ -215,52 +250,62 @@ class _Runner:
                 continue
             self.policy.pool.interrupt(future)  # a CPU-bound Python handler stops
             future.cancel()  # not started yet: never runs; its eventual outcome is dropped
-            self._advance(one, one.steps.throw, TimedOut())
+            self._advance(one, TimedOut(), thrown=True)
 
     def _outcome(self, one: _Call, future: Future[Any]) -> None:
         error = future.exception()
+        if one.steps is None:  # a plain call: its one attempt is its result
+            if error is None:
+                self._finish(one, shape(one.prepared, future.result(), one.call_id))
+            elif isinstance(error, Exception | SystemExit):
+                self._finish(one, failed(one.prepared, error, one.call_id))
+            else:
+                raise error
+            return
         if error is None:
-            self._advance(one, one.steps.send, future.result())
+            self._advance(one, future.result())
         elif isinstance(error, Exception | SystemExit):
-            self._advance(one, one.steps.throw, error)
+            self._advance(one, error, thrown=True)
         else:
             raise error  # as the drivers do: only what a call may answer goes into it
 
-    def _advance(self, one: _Call, step: Any, value: Any) -> None:
+    def _advance(self, one: _Call, value: Any, thrown: bool = False) -> None:
         """Send ``value`` (or throw it) into the call's steps, until it waits or ends."""
-        run = one.context.run
+        run, steps = one.context.run, one.steps
+        assert steps is not None
+        step = steps.throw if thrown else steps.send
         while True:
             try:
                 effect = run(step, value)
             except StopIteration as stop:
                 self._finish(one, stop.value)
                 return
-            step, value = one.steps.send, None
+            step, value = steps.send, None
             try:
                 if isinstance(effect, Attempt):
                     if one.prepared.spec.inline:  # runs right here, as on the loop
                         value = run(one.prepared.spec.handler, **effect.kwargs)
-                    elif self._submit(one, effect):
+                    else:
+                        self._submit(one, effect.kwargs, effect.timeout)
                         return
                 elif isinstance(effect, Callback):
-                    value = run(_callback_sync, effect.callback(), self.dispatch._env.portal)
+                    value = _callback_sync(run(effect.callback), self.dispatch._env.portal)
                 else:  # Sleep: wake when it is over
                     self._wait_until(one, time.monotonic() + effect.seconds)
                     return
             except (Exception, SystemExit) as exc:
-                step, value = one.steps.throw, exc
+                step, value = steps.throw, exc
 
-    def _submit(self, one: _Call, attempt: Attempt) -> bool:
-        """Start the attempt on a worker; raises PoolSaturated (thrown into the steps) when full."""
+    def _submit(self, one: _Call, kwargs: dict[str, Any], timeout: float | None) -> None:
+        """Start an attempt on a worker; raises :class:`PoolSaturated` when every one is busy."""
         handler = one.prepared.spec.handler
         context = one.context.run(contextvars.copy_context)
-        future = self.policy.pool.submit(partial(context.run, handler, **attempt.kwargs))
+        future = self.policy.pool.submit(partial(context.run, handler, **kwargs))
         one.future = future
         self.attempts[future] = one
-        if attempt.timeout is not None:
-            self._wait_until(one, time.monotonic() + attempt.timeout)
+        if timeout is not None:
+            self._wait_until(one, time.monotonic() + timeout)
         future.add_done_callback(self.reports.put)
-        return True
 
     def _wait_until(self, one: _Call, deadline: float) -> None:
         one.deadline = deadline

@@ -16,6 +16,7 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 import tooldeck._calling.dispatch as dispatch_module
 from tooldeck import AuthIdentity, Decision, RetrySpec, ToolCall, ToolContext, ToolRegistry
 from tooldeck._calling import batch as batch_module
+from tooldeck._calling.workers import PoolSaturated
 
 SAFETY = 30.0
 """Seconds a barrier or event waits at most: only reached when the code under test is broken."""
@@ -245,6 +246,33 @@ def test_a_saturated_pool_is_a_result_not_an_exception(no_loop):
     results = registry.call_many([("hold", None), ("hold", None)], strategy="parallel")
     assert results[0].text == "held"
     assert not results[1].ok
+    assert "busy" in results[1].text
+
+
+def test_a_saturated_pool_answers_a_plain_call_too(no_loop):
+    release = threading.Event()
+
+    def hold() -> str:
+        """Hold the only worker until released."""
+        release.wait(SAFETY)
+        return "held"
+
+    registry = ToolRegistry(max_workers=1)
+    registry.add_tool(None, None, hold)
+    pool = registry._policy.pool
+    submit = pool.submit
+
+    def refused_then_release(fn):
+        try:
+            return submit(fn)
+        except PoolSaturated:
+            release.set()  # the second call was refused: let the first one finish
+            raise
+
+    pool.submit = refused_then_release
+    results = registry.call_many([("hold", None), ("hold", None)], strategy="parallel")
+    assert results[0].text == "held"
+    assert results[1].error.kind == "execution_error"
     assert "busy" in results[1].text
 
 
