@@ -35,7 +35,7 @@ import time
 from collections.abc import Generator, Mapping
 from concurrent.futures import Future
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .._identity import missing_scopes
 from .drivers import _callback_sync, run_plain
@@ -45,13 +45,27 @@ from .steps import Refused, accept, bind, failed, shape
 from .workers import PoolSaturated
 
 if TYPE_CHECKING:
-    from .._binding import PreparedTool
+    from .._binding import CallEnv, PreparedTool
     from .._calltypes import ToolCall, ToolResult
     from .._identity import AuthIdentity
-    from .dispatch import CallDispatch
+    from .._sources import Sources
     from .policies import Policy
 
 __all__ = ["run_parallel"]
+
+
+class CallDispatch(Protocol):
+    """What a batch uses of :class:`~tooldeck._calling.dispatch.CallDispatch` (the registry)."""
+
+    _env: CallEnv
+    _policy: Policy
+    _lenient: bool
+    _sources: Sources
+
+    def _resolve(self, name: str) -> PreparedTool | None: ...
+    def _plain(self, entry: PreparedTool) -> bool: ...
+    def _missing(self, name: str, call_id: str, auth: AuthIdentity | None) -> ToolResult: ...
+    def _hand_back(self, result: ToolResult, raise_errors: bool | None) -> ToolResult: ...
 
 
 class _Call:
