@@ -31,7 +31,8 @@ from ..._calling import ApprovalRequest, Decision, as_decision
 from ..._identity import missing_scopes
 from ..._model import ToolSpec
 from ..._portal import arun_on, run_on
-from .. import ExportWarning, export_tools
+from .. import ExportWarning
+from .._cache import cached_export
 from .chat import CHAT
 from .logs import secrets_hidden_in_client_logs
 from .loop import (
@@ -306,8 +307,7 @@ def build_toolbox(
     tool whose scopes it lacks is left out (its warnings too), as ``tooldeck
     serve`` leaves it out of a caller's listing.
     """
-    found: list[ExportWarning] = []
-    definitions = export_tools(
+    definitions, found = cached_export(  # exported once per registry generation and selection
         registry,
         api.provider,
         strict=strict,
@@ -316,7 +316,6 @@ def build_toolbox(
         bundles=bundles,
         tags=tags,
         names=tools,
-        warnings=found,
         send_credentials=True,
     )
     offered: dict[str, str] = {}
