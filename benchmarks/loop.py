@@ -35,6 +35,9 @@ and Chat Completions):
 (b)  agents      openai-agents' ``Runner.run`` with the same tools as ``@function_tool``s,
                  ``OpenAIResponsesModel`` / ``OpenAIChatCompletionsModel`` on the same
                  ``AsyncOpenAI``, tracing disabled
+(d)  own time    ``run`` (and ``parallel=False``) over a stand-in client that replays the
+                 recorded replies: no HTTP, no parsing, so its whole time is tooldeck's
+                 (information; no floor, no target)
 
 Overhead = time - floor (sync variants against (c), async ones against (c')),
 the median of the per-round differences. Targets, for (a) and (a') on each
@@ -202,23 +205,36 @@ class ServerProcess:
 # ----------------------------------------------------------------- variants
 FLOOR, TOOLDECK, SEQUENTIAL = "floor", "tooldeck", "sequential"
 AFLOOR, ATOOLDECK, AGENTS = "afloor", "atooldeck", "agents"
-ORDER = (FLOOR, TOOLDECK, SEQUENTIAL, AFLOOR, ATOOLDECK, AGENTS)
-LABELS = {
-    FLOOR: "(c)  floor: OpenAI, same 3 bodies",
-    TOOLDECK: "(a)  tooldeck run(OpenAI)",
-    SEQUENTIAL: "(a)  ... run(parallel=False) [info]",
-    AFLOOR: "(c') floor: AsyncOpenAI, same 3 bodies",
-    ATOOLDECK: "(a') tooldeck arun(AsyncOpenAI)",
-    AGENTS: "(b)  openai-agents Runner.run",
+OWN, OWN_SEQUENTIAL = "own", "own_sequential"
+
+
+@dataclass(frozen=True)
+class Variant:
+    """How one variant is reported: its label, the floor it is measured against, its target."""
+
+    label: str
+    base: str | None
+    """The variant its overhead is measured against (itself for a floor); None: no floor."""
+    target: str = ""
+    """The name its targets are printed under (``run``, ``arun``); empty: information only."""
+
+
+VARIANTS: Mapping[str, Variant] = {
+    FLOOR: Variant("(c)  floor: OpenAI, same 3 bodies", FLOOR),
+    TOOLDECK: Variant("(a)  tooldeck run(OpenAI)", FLOOR, "run"),
+    SEQUENTIAL: Variant("(a)  ... run(parallel=False) [info]", FLOOR),
+    AFLOOR: Variant("(c') floor: AsyncOpenAI, same 3 bodies", AFLOOR),
+    ATOOLDECK: Variant("(a') tooldeck arun(AsyncOpenAI)", AFLOOR, "arun"),
+    AGENTS: Variant("(b)  openai-agents Runner.run", AFLOOR),
+    OWN: Variant("(d)  run, replayed replies [own time]", None),
+    OWN_SEQUENTIAL: Variant("(d)  ... run(parallel=False) [own time]", None),
 }
-BASE = {
-    FLOOR: FLOOR,
-    TOOLDECK: FLOOR,
-    SEQUENTIAL: FLOOR,
-    AFLOOR: AFLOOR,
-    ATOOLDECK: AFLOOR,
-    AGENTS: AFLOOR,
-}
+"""Every variant, in report order. A new one (a streamed ``stream()``, say) is a row here,
+its callable in :func:`sync_variants` or :func:`async_variants`, and, if it has targets,
+a ``target`` name."""
+ORDER = tuple(VARIANTS)
+LABELS = {name: v.label for name, v in VARIANTS.items()}
+BASE = {name: v.base for name, v in VARIANTS.items()}
 """The floor each variant's overhead is measured against (sync or async client)."""
 
 
@@ -253,22 +269,39 @@ def tooldeck_registry() -> Any:
     return registry
 
 
-def capture_bodies(client: Any, registry: Any, api: str) -> list[dict[str, Any]]:
-    """The request bodies tooldeck's run sends in one conversation, as plain JSON."""
+def capture_bodies(client: Any, registry: Any, api: str) -> tuple[list[dict[str, Any]], list[Any]]:
+    """The request bodies tooldeck's run sends in one conversation, as plain JSON, and the
+    replies it got (the client's parsed objects, for :func:`replaying`)."""
     from tooldeck.providers.openai import run
 
     bodies: list[dict[str, Any]] = []
+    replies: list[Any] = []
     create = _create(client, api)
 
     def recording(**body: Any) -> Any:
         bodies.append(json.loads(json.dumps(body)))
-        return create(**body)
+        replies.append(create(**body))
+        return replies[-1]
 
-    method = SimpleNamespace(create=recording)
-    spy = SimpleNamespace(responses=method, chat=SimpleNamespace(completions=method))
-    run(spy, model=MODEL, input=PROMPT, registry=registry, api=api)
+    run(_client_of(recording), model=MODEL, input=PROMPT, registry=registry, api=api)
     _require(len(bodies) == 3, f"{api}: tooldeck sent {len(bodies)} requests, not 3")
-    return bodies
+    return bodies, replies
+
+
+def _client_of(create: Callable[..., Any]) -> Any:
+    """A stand-in client whose ``create`` methods (both APIs) are ``create``."""
+    method = SimpleNamespace(create=create)
+    return SimpleNamespace(responses=method, chat=SimpleNamespace(completions=method))
+
+
+def replaying(replies: list[Any]) -> Any:
+    """A client that answers one conversation's requests with the recorded ``replies``.
+
+    No HTTP and no parsing: what ``run`` costs over it is tooldeck's own time (the
+    tools, the transcript, the definitions), the part the floor comparison blurs.
+    """
+    answers = iter(replies)
+    return _client_of(lambda **body: next(answers))
 
 
 def check_loop_result(result: Any, api: str) -> None:
@@ -279,7 +312,7 @@ def check_loop_result(result: Any, api: str) -> None:
 
 
 def sync_variants(
-    client: Any, registry: Any, api: str, bodies: list[dict[str, Any]]
+    client: Any, registry: Any, api: str, bodies: list[dict[str, Any]], replies: list[Any]
 ) -> dict[str, Callable[[], object]]:
     from tooldeck.providers.openai import run
 
@@ -296,10 +329,23 @@ def sync_variants(
     def sequential() -> object:
         return run(client, model=MODEL, input=PROMPT, registry=registry, api=api, parallel=False)
 
+    def own() -> object:
+        return run(replaying(replies), model=MODEL, input=PROMPT, registry=registry, api=api)
+
+    def own_sequential() -> object:
+        client = replaying(replies)
+        return run(client, model=MODEL, input=PROMPT, registry=registry, api=api, parallel=False)
+
     _require(_final_text(floor(), api) == FINAL, f"{api}: the floor's last reply")
-    check_loop_result(tooldeck(), api)
-    check_loop_result(sequential(), api)
-    return {FLOOR: floor, TOOLDECK: tooldeck, SEQUENTIAL: sequential}
+    for conversation in (tooldeck, sequential, own, own_sequential):
+        check_loop_result(conversation(), api)
+    return {
+        FLOOR: floor,
+        TOOLDECK: tooldeck,
+        SEQUENTIAL: sequential,
+        OWN: own,
+        OWN_SEQUENTIAL: own_sequential,
+    }
 
 
 def async_variants(
@@ -444,7 +490,11 @@ class Figures:
 
 
 def figures(results: Mapping[str, Samples], name: str) -> Figures:
-    mine, base = results[name], results[BASE[name]]
+    mine = results[name]
+    if BASE[name] is None:  # no floor: its whole time is tooldeck's
+        wall, cpu = median_of(list(mine.wall)), median_of(list(mine.cpu))
+        return Figures(wall=wall, cpu=cpu, overhead=wall, cpu_overhead=cpu, ratio=float("nan"))
+    base = results[BASE[name]]  # type: ignore[index]
     return Figures(
         wall=median_of(list(mine.wall)),
         cpu=median_of(list(mine.cpu)),
@@ -467,13 +517,14 @@ def report_api(api: str, results: Mapping[str, Samples]) -> dict[str, Figures]:
         if name not in results:
             continue
         f = out[name] = figures(results, name)
-        floor = name == BASE[name]
+        floor = name == BASE[name] or BASE[name] is None
         overhead = "" if floor else f"{f.overhead:+9.3f}"
         cpu_overhead = "" if floor else f"{f.cpu_overhead:+8.3f}"
+        ratio = "" if BASE[name] is None else f"{f.ratio:7.2f}x"
         samples = results[name].wall
         print(
             f"  {LABELS[name]:<40} {f.wall:7.3f} {f.cpu:7.3f} {overhead:>9} {cpu_overhead:>8} "
-            f"{f.ratio:7.2f}x  {min(samples):.3f}-{max(samples):.3f}"
+            f"{ratio:>8}  {min(samples):.3f}-{max(samples):.3f}"
         )
     return out
 
@@ -481,8 +532,9 @@ def report_api(api: str, results: Mapping[str, Samples]) -> dict[str, Figures]:
 def verdicts(api: str, found: Mapping[str, Figures]) -> list[str]:
     """Print the targets of one API; return their verdicts ("PASS"/"MISS"/"SKIP")."""
     out = []
-    for mine, label in ((TOOLDECK, "run"), (ATOOLDECK, "arun")):
-        if mine not in found:
+    for mine, variant in VARIANTS.items():
+        label = variant.target
+        if not label or mine not in found:
             continue
         f = found[mine]
         verdict = "PASS" if f.ratio <= FLOOR_TARGET else "MISS"
@@ -552,9 +604,9 @@ def main(argv: list[str] | None = None) -> int:
         found_verdicts: list[str] = []
         for api in apis:
             registry = tooldeck_registry()
-            bodies = capture_bodies(client, registry, api)
+            bodies, replies = capture_bodies(client, registry, api)
             variants = {
-                **sync_variants(client, registry, api, bodies),
+                **sync_variants(client, registry, api, bodies, replies),
                 **async_variants(loop, aclient, registry, api, bodies),
             }
             if agents is not None:

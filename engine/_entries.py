@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, fields
+from itertools import count
 from types import MappingProxyType
 from typing import Any, Literal
 
@@ -74,6 +75,9 @@ class Entry:
 
 _NONE: Mapping[str, Any] = MappingProxyType({})
 
+_serials = count(1)
+"""Numbers every snapshot made, of any registry, in order (``next`` is atomic under the GIL)."""
+
 
 @dataclass(frozen=True)
 class Snapshot:
@@ -93,6 +97,9 @@ class Snapshot:
     safe_names: Mapping[str, str] = field(default_factory=lambda: _NONE)
     """Registered name -> provider-safe name, the inverse of ``aliases``
     (:func:`~tooldeck._names.provider_names`: the shortest free safe name)."""
+    serial: int = field(default_factory=_serials.__next__, compare=False)
+    """Larger for every later snapshot: a registry's next contents have a larger one
+    (:attr:`~tooldeck.ToolRegistry.generation`)."""
 
     def table(self, kind: Kind) -> Mapping[str, Entry]:
         return self.tables[kind]

@@ -393,6 +393,11 @@ class ToolRegistry(RegistrationShortcuts, SourceHolder, CallDispatch):
     def __contains__(self, name: object) -> bool:
         return isinstance(name, str) and self._resolve(name) is not None
 
+    @property
+    def generation(self) -> int:
+        """Grows with every change of the entries (code, reload, attached server) or secrets."""
+        return self._snapshot.serial + self.secrets.generation
+
     def __len__(self) -> int:
         return len(self._snapshot.tools)
 
@@ -474,12 +479,7 @@ class ToolRegistry(RegistrationShortcuts, SourceHolder, CallDispatch):
             if any(d.tool_name == name and d.code == "TD120" for d in self._diagnostics):
                 return
             self._diagnostics.append(
-                Diagnostic(
-                    code="TD120",
-                    message=message,
-                    severity=Severity.WARNING,
-                    tool_name=name,
-                )
+                Diagnostic(code="TD120", message=message, severity=Severity.WARNING, tool_name=name)
             )
         log.warning(message)
 

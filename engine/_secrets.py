@@ -97,6 +97,9 @@ class Secrets:
         self._values: frozenset[str] = frozenset()
         self._compiled: _Compiled | None = None
         self._lock = threading.Lock()
+        self.generation = 0
+        """Counts the values added: what was redacted with one generation may differ from
+        the next (the model loop's cache of exported definitions keys on it)."""
 
     def add(self, value: str) -> None:
         """Record ``value`` (an environment value); shorter than 4 characters is ignored."""
@@ -109,6 +112,7 @@ class Secrets:
             # One reference swap: redact() never sees new values with an old pattern.
             self._compiled = _Compiled(tuple(forms), pattern)
             self._values = values
+            self.generation += 1
 
     def __bool__(self) -> bool:
         return bool(self._values)

@@ -10,7 +10,8 @@ or :func:`~tooldeck._calling.drivers.arun_call`. The route is decided in one pla
 without hooks, a default timeout or a tracer has no policy step to take, so
 its steps are called directly by :func:`~tooldeck._calling.drivers.run_plain`
 (from ``call``, and from ``acall`` for an ``inline`` sync handler, which has
-nothing to await).
+nothing to await). A parallel batch from sync code runs on the worker threads
+without an event loop unless a call needs one (:mod:`tooldeck._calling.batch`).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from .._errors import ToolCallError
 from .._identity import missing_scopes
 from .._log import get_logger
 from .._portal import run_on
+from .batch import needs_loop, run_parallel
 from .drivers import arun_call, run_call, run_plain
 from .results import new_call_id, not_permitted, unavailable_use, unknown_tool
 from .tracing import tracing_active
@@ -172,7 +174,9 @@ class CallDispatch:
         """Run a model's batch of tool calls; results come back in the calls' order.
 
         One failure never stops the others. ``parallel`` runs them
-        concurrently (at most ``limit`` at a time) on the registry's loop.
+        concurrently (at most ``limit`` at a time) on the registry's worker
+        threads (:mod:`tooldeck._calling.batch`), or on the registry's loop when
+        a call needs one (an ``async def`` handler or hook).
         """
         batch = _batch(calls, strategy, limit)
         if strategy == "sequential":
@@ -187,6 +191,8 @@ class CallDispatch:
                 )
                 for c in batch
             ]
+        if not needs_loop(self, batch):
+            return run_parallel(self, batch, limit, context, auth, deferral)
         return run_on(  # type: ignore[no-any-return]
             self._env.portal,
             lambda: self.acall_many(

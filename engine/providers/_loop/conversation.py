@@ -26,7 +26,8 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from ..._calling import Decision
 from ..._identity import missing_scopes
-from .. import ExportWarning, export_tools
+from .. import ExportWarning
+from .._cache import cached_export
 from .chat import CHAT
 from .hosted import aapprove_hosted, approve_hosted
 from .logs import secrets_hidden_in_client_logs
@@ -348,8 +349,7 @@ def build_toolbox(
     tool whose scopes it lacks is left out (its warnings too), as ``tooldeck
     serve`` leaves it out of a caller's listing.
     """
-    found: list[ExportWarning] = []
-    definitions = export_tools(
+    definitions, found = cached_export(  # exported once per registry generation and selection
         registry,
         api.provider,
         strict=strict,
@@ -358,7 +358,6 @@ def build_toolbox(
         bundles=bundles,
         tags=tags,
         names=tools,
-        warnings=found,
         send_credentials=True,
     )
     offered: dict[str, str] = {}
