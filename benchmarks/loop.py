@@ -38,11 +38,15 @@ and Chat Completions):
 (d)  own time    ``run`` (and ``parallel=False``) over a stand-in client that replays the
                  recorded replies: no HTTP, no parsing, so its whole time is tooldeck's
                  (information; no floor, no target)
+(e)  streamed    the floor: the same three bodies sent with ``stream=True`` through
+                 ``openai.OpenAI``, every server-sent event read; and
+                 ``tooldeck.providers.openai.stream(OpenAI, ...)`` read to its ``Finished``
 
-Overhead = time - floor (sync variants against (c), async ones against (c')),
-the median of the per-round differences. Targets, for (a) and (a') on each
-API: tooldeck's overhead <= 1/5 of openai-agents', and tooldeck <= 1.2x its
-floor end to end (the median of the per-round ratios). Benchmarks report,
+Overhead = time - floor (sync variants against (c), async ones against (c'),
+the streamed one against (e)'s floor), the median of the per-round differences.
+Targets, for (a), (a') and (e) on each API: tooldeck's overhead <= 1/5 of
+openai-agents' (``Runner.run``'s: its streamed runner is not measured), and
+tooldeck <= 1.2x its floor end to end (the median of the per-round ratios). Benchmarks report,
 they do not gate: the exit status is 0 unless ``--check`` is given and a
 measured target is missed.
 """
@@ -206,6 +210,7 @@ class ServerProcess:
 FLOOR, TOOLDECK, SEQUENTIAL = "floor", "tooldeck", "sequential"
 AFLOOR, ATOOLDECK, AGENTS = "afloor", "atooldeck", "agents"
 OWN, OWN_SEQUENTIAL = "own", "own_sequential"
+SFLOOR, STREAMED = "sfloor", "streamed"
 
 
 @dataclass(frozen=True)
@@ -228,6 +233,8 @@ VARIANTS: Mapping[str, Variant] = {
     AGENTS: Variant("(b)  openai-agents Runner.run", AFLOOR),
     OWN: Variant("(d)  run, replayed replies [own time]", None),
     OWN_SEQUENTIAL: Variant("(d)  ... run(parallel=False) [own time]", None),
+    SFLOOR: Variant("(e)  floor: OpenAI, 3 bodies streamed", SFLOOR),
+    STREAMED: Variant("(e)  tooldeck stream(OpenAI)", SFLOOR, "stream"),
 }
 """Every variant, in report order. A new one (a streamed ``stream()``, say) is a row here,
 its callable in :func:`sync_variants` or :func:`async_variants`, and, if it has targets,
@@ -314,9 +321,12 @@ def check_loop_result(result: Any, api: str) -> None:
 def sync_variants(
     client: Any, registry: Any, api: str, bodies: list[dict[str, Any]], replies: list[Any]
 ) -> dict[str, Callable[[], object]]:
-    from tooldeck.providers.openai import run
+    from tooldeck.providers.openai import Finished, run, stream
 
     create = _create(client, api)
+    streaming = {"stream": True}
+    if api == "chat":  # usage in the last chunk, as stream() asks for it
+        streaming["stream_options"] = {"include_usage": True}  # type: ignore[assignment]
 
     def floor() -> object:
         for body in bodies:
@@ -336,8 +346,23 @@ def sync_variants(
         client = replaying(replies)
         return run(client, model=MODEL, input=PROMPT, registry=registry, api=api, parallel=False)
 
+    def sfloor() -> object:
+        events = 0
+        for body in bodies:
+            with create(**body, **streaming) as reply:
+                for _ in reply:  # every server-sent event read and parsed, as stream() does
+                    events += 1
+        return events
+
+    def streamed() -> object:
+        events = list(stream(client, model=MODEL, input=PROMPT, registry=registry, api=api))
+        last = events[-1]
+        _require(isinstance(last, Finished), f"{api}: stream() ended without Finished")
+        return last.result  # type: ignore[attr-defined]
+
     _require(_final_text(floor(), api) == FINAL, f"{api}: the floor's last reply")
-    for conversation in (tooldeck, sequential, own, own_sequential):
+    _require(sfloor() > 0, f"{api}: the streamed floor read no event")  # type: ignore[operator]
+    for conversation in (tooldeck, sequential, own, own_sequential, streamed):
         check_loop_result(conversation(), api)
     return {
         FLOOR: floor,
@@ -345,6 +370,8 @@ def sync_variants(
         SEQUENTIAL: sequential,
         OWN: own,
         OWN_SEQUENTIAL: own_sequential,
+        SFLOOR: sfloor,
+        STREAMED: streamed,
     }
 
 
