@@ -28,6 +28,7 @@ import json
 import re
 import select
 import socket
+import sys
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -99,7 +100,7 @@ class ScriptedServer:
         self.gone = threading.Event()
         """Set when a client closed the connection while its reply was held."""
         self._lock = threading.Lock()
-        self._http = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
+        self._http = _QuietServer(("127.0.0.1", 0), _handler(self))
         self._http.daemon_threads = True
         self._thread = threading.Thread(target=self._http.serve_forever, daemon=True)
 
@@ -228,6 +229,16 @@ def _completion(turn: Turn, number: int, body: dict[str, Any]) -> dict[str, Any]
             "total_tokens": taken + given,
         },
     }
+
+
+class _QuietServer(ThreadingHTTPServer):
+    """A client that hangs up (a stream closed early, a pool dropping a connection) is
+    normal here: no traceback for it; anything else is still printed."""
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        if isinstance(sys.exc_info()[1], (ConnectionResetError, BrokenPipeError)):
+            return
+        super().handle_error(request, client_address)
 
 
 def _handler(server: ScriptedServer) -> type[BaseHTTPRequestHandler]:
