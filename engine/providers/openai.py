@@ -324,25 +324,8 @@ def _nullable(schema: dict[str, Any]) -> dict[str, Any]:
 # ------------------------------------------------------------------ the model loop
 # run/arun and stream/astream (tooldeck.providers._loop) import the exporters: loaded on first use.
 from .._lazy import lazy_getattr as _lazy_getattr  # noqa: E402
+from . import _loop  # noqa: E402  (lazy: importing it loads none of the loop's modules)
 
-_LOOP = (
-    "Finished",
-    "Interruption",
-    "LoopCall",
-    "LoopEvent",
-    "LoopResult",
-    "MaxTurnsExceeded",
-    "ResumeError",
-    "TextDelta",
-    "ToolCallDelta",
-    "ToolCallFinished",
-    "ToolCallStarted",
-    "TurnFinished",
-    "Usage",
-    "arun",
-    "astream",
-    "run",
-    "stream",
-)
+_LOOP = tuple(_loop.__all__)
 __all__ += list(_LOOP)
 __getattr__ = _lazy_getattr(__name__, dict.fromkeys(_LOOP, "._loop"))
