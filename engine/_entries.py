@@ -19,9 +19,17 @@ from typing import Any, Literal
 
 from ._binding import PreparedTool
 from ._errors import DuplicateToolError, RegistrationError
-from ._model import McpServerSpec, McpToolUse, PromptSpec, ToolSpec, WebSearchSpec
+from ._model import (
+    McpServerSpec,
+    McpToolUse,
+    PromptSpec,
+    ResourceSpec,
+    ToolSpec,
+    WebSearchSpec,
+)
 from ._names import provider_names
 from ._prompts import PreparedPrompt
+from ._resourceread import PreparedResource
 
 __all__ = [
     "KINDS",
@@ -43,8 +51,8 @@ __all__ = [
 DuplicatePolicy = Literal["error", "replace", "warn"]
 """What adding a name that is already registered does: raise, replace, or keep the first."""
 
-Kind = Literal["tool", "prompt", "mcp_server", "web_search", "tool_use"]
-KINDS: tuple[Kind, ...] = ("tool", "prompt", "mcp_server", "web_search", "tool_use")
+Kind = Literal["tool", "prompt", "mcp_server", "web_search", "tool_use", "resource"]
+KINDS: tuple[Kind, ...] = ("tool", "prompt", "mcp_server", "web_search", "tool_use", "resource")
 
 WEB_SEARCH = "web_search"
 """The one name in the web-search table: a registry has at most one hosted search."""
@@ -55,6 +63,7 @@ KIND_LABELS: Mapping[Kind, str] = {
     "mcp_server": "MCP server",
     "web_search": "web search",
     "tool_use": "MCP tool use",
+    "resource": "resource",
 }
 
 
@@ -62,15 +71,26 @@ KIND_LABELS: Mapping[Kind, str] = {
 class Entry:
     """One registered thing and the group that declared it (None: code)."""
 
-    value: PreparedTool | PreparedPrompt | McpServerSpec | WebSearchSpec | McpToolUse
+    value: (
+        PreparedTool
+        | PreparedPrompt
+        | PreparedResource
+        | McpServerSpec
+        | WebSearchSpec
+        | McpToolUse
+    )
     group: str | None
     yields: bool = False
     """Whether it gives its name up to any other declaration of it (see ``GroupContent.yields``)."""
 
     @property
-    def spec(self) -> ToolSpec | PromptSpec | McpServerSpec | WebSearchSpec | McpToolUse:
+    def spec(
+        self,
+    ) -> ToolSpec | PromptSpec | ResourceSpec | McpServerSpec | WebSearchSpec | McpToolUse:
         value = self.value
-        return value.spec if isinstance(value, PreparedTool | PreparedPrompt) else value
+        if isinstance(value, PreparedTool | PreparedPrompt | PreparedResource):
+            return value.spec
+        return value
 
 
 _NONE: Mapping[str, Any] = MappingProxyType({})
@@ -137,6 +157,10 @@ class RegistryChange:
     uses_added: tuple[str, ...] = ()
     uses_removed: tuple[str, ...] = ()
     uses_changed: tuple[str, ...] = ()
+    resources_added: tuple[str, ...] = ()
+    """Resources by URI (templates by their template)."""
+    resources_removed: tuple[str, ...] = ()
+    resources_changed: tuple[str, ...] = ()
 
     def __bool__(self) -> bool:
         return any(getattr(self, f.name) for f in fields(self))
@@ -150,6 +174,11 @@ class RegistryChange:
     def prompts_list_changed(self) -> bool:
         """Whether the prompt list is different (MCP ``prompts/list_changed``)."""
         return bool(self.prompts_added or self.prompts_removed or self.prompts_changed)
+
+    @property
+    def resources_list_changed(self) -> bool:
+        """Whether the resource or template list is different (``resources/list_changed``)."""
+        return bool(self.resources_added or self.resources_removed or self.resources_changed)
 
     @classmethod
     def of(
@@ -168,6 +197,8 @@ class RegistryChange:
             return cls(servers_added=added, servers_removed=removed, servers_changed=changed)
         if kind == "tool_use":
             return cls(uses_added=added, uses_removed=removed, uses_changed=changed)
+        if kind == "resource":
+            return cls(resources_added=added, resources_removed=removed, resources_changed=changed)
         return cls(added=added, removed=removed, changed=changed)
 
     def __or__(self, other: RegistryChange) -> RegistryChange:
@@ -196,6 +227,7 @@ class GroupContent:
     web_search: WebSearchSpec | None = None
     uses: tuple[McpToolUse, ...] = ()
     """Tools implemented by attached MCP servers' tools, completed when they are listed."""
+    resources: tuple[ResourceSpec | PreparedResource, ...] = ()
     yields: bool = False
     """Its entries give way: a name another group or code declares later takes the entry's
     place in the same swap, instead of being refused. An attached server's tools yield, so a
@@ -264,6 +296,7 @@ def stage(
     web_search: WebSearchSpec | None,
     *,
     uses: Iterable[McpToolUse] = (),
+    resources: Iterable[PreparedResource] = (),
     yields: bool = False,
 ) -> StagedGroup:
     """One group's prepared content as entry tables; a name declared twice raises.
@@ -277,10 +310,11 @@ def stage(
         ("prompt", prompts),
         ("mcp_server", servers),
         ("tool_use", uses),
+        ("resource", resources),
     ):
         table = tables[kind]  # type: ignore[index]
         for value in values:
-            name = value.name
+            name = value.key if isinstance(value, PreparedResource) else value.name
             if name in table:
                 raise DuplicateToolError(
                     f"{KIND_LABELS[kind]} {name!r} is declared twice",  # type: ignore[index]
