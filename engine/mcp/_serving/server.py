@@ -227,9 +227,9 @@ class RegistryServer:
         spec = registry.get_tool(params.name)
         if spec is None and await registry.arefresh_sources(params.name):
             spec = registry.get_tool(params.name)  # a lazy server's tool, listed just now
-        refused = outside_toolset(self, params.name, spec, caller) or side_effects_refused(
-            self, spec, caller
-        )
+        refused = outside_toolset(
+            self.toolset, registry, params.name, spec, caller
+        ) or side_effects_refused(self.side_effects_scope, spec, caller)
         if refused is not None:  # answered here, without running anything
             self._observe(
                 ctx, params, spec, refused.error.kind if refused.error else "refused", 0.0
