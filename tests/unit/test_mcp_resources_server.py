@@ -44,7 +44,8 @@ def subscribing() -> Iterator[None]:
 async def test_resources_are_advertised_with_subscriptions():
     async with connected(build_server(registry())) as session:
         caps = session.server_capabilities
-        assert caps is not None and caps.resources is not None
+        assert caps is not None
+        assert caps.resources is not None
         assert caps.resources.subscribe is True
         assert not caps.resources.list_changed  # no reload: the lists do not change
 
@@ -69,7 +70,9 @@ async def test_resource_list_changes_are_announced_with_list_changed():
     notes = Notes()
     async with connected(build_server(reg, list_changed=True), notes) as session:
         caps = session.server_capabilities
-        assert caps is not None and caps.resources is not None and caps.resources.list_changed
+        assert caps is not None
+        assert caps.resources is not None
+        assert caps.resources.list_changed
         reg.add_resource("docs://late", lambda: "late", name="late")
         await wait_for(notes, "notifications/resources/list_changed")
         assert "docs://late" in [str(r.uri) for r in (await session.list_resources()).resources]
