@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from ._calltypes import ToolContext
 from ._convert import ConversionError
 from ._model import ToolSpec
+from ._progress import current_reporter
 from ._validation import Checker, describe_errors
 
 if TYPE_CHECKING:
@@ -28,6 +29,7 @@ if TYPE_CHECKING:
     from ._identity import AuthIdentity
     from ._portal import LoopPortal
     from ._results import ResultShaper
+    from ._secrets import Secrets
     from ._validation import NullPlan
 
 __all__ = [
@@ -66,23 +68,26 @@ class MissingInjection(RuntimeError):
 
 
 class CallEnv:
-    """What the registry supplies to calls: project dir, config and the loop portal.
+    """What the registry supplies to calls: project dir, config, the loop portal, secrets.
 
     ``portal`` (None unless the registry owns one) runs coroutine handlers on
-    the application's event loop; see :mod:`tooldeck._portal`.
+    the application's event loop; see :mod:`tooldeck._portal`. ``secrets`` mask
+    what a handler's progress and log messages say (:mod:`tooldeck._progress`).
     """
 
-    __slots__ = ("config", "portal", "project_dir")
+    __slots__ = ("config", "portal", "project_dir", "secrets")
 
     def __init__(
         self,
         project_dir: Path | None,
         config: Mapping[str, Any],
         portal: LoopPortal | None = None,
+        secrets: Secrets | None = None,
     ) -> None:
         self.project_dir = project_dir
         self.config = config
         self.portal = portal
+        self.secrets = secrets
 
 
 class Explainer:
@@ -259,6 +264,8 @@ class PreparedTool:
                     config=env.config,
                     extra=extra or {},
                     auth=auth,
+                    _reporter=current_reporter.get(),
+                    _secrets=env.secrets,
                 )
             elif kind == "config":
                 target[name] = env.config
