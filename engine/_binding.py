@@ -257,16 +257,19 @@ class PreparedTool:
                     )
                 target[name] = env.project_dir if kind == "project_dir" else str(env.project_dir)
             elif kind == "context":
-                target[name] = ToolContext(
+                context = target[name] = ToolContext(
                     tool_name=self.name,
                     call_id=call_id,
                     project_dir=env.project_dir,
                     config=env.config,
                     extra=extra or {},
                     auth=auth,
-                    _reporter=current_reporter.get(),
-                    _secrets=env.secrets,
                 )
+                reporter = current_reporter.get()  # (tooldeck._progress: nobody, usually)
+                if reporter is not None:
+                    object.__setattr__(context, "_reporter", reporter)
+                if env.secrets:
+                    object.__setattr__(context, "_secrets", env.secrets)
             elif kind == "config":
                 target[name] = env.config
             elif kind == "tool_name":

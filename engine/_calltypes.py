@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from ._errors import ErrorKind
 from ._identity import AuthIdentity
@@ -39,9 +39,12 @@ class ToolContext:
     auth: AuthIdentity | None = None
     """The verified caller (``auth=`` of ``call``, or ``tooldeck serve --auth``'s token);
     ``None`` when nobody was authenticated (stdio, ``--auth none``). Never from the model."""
-    _reporter: CallReporter | None = field(default=None, repr=False, compare=False)
+    # Not fields (a frozen dataclass pays for each field it sets): class defaults, set on
+    # the instance by bind only when someone listens / when the registry holds secrets.
+    _reporter: ClassVar[CallReporter | None] = None
     """Who listens to this call's progress and log (read once, when the context is built)."""
-    _secrets: Secrets | None = field(default=None, repr=False, compare=False)
+    _secrets: ClassVar[Secrets | None] = None
+    """What its messages must not show (the registry's secrets)."""
 
     def report_progress(
         self, done: float, total: float | None = None, message: str | None = None
