@@ -98,6 +98,15 @@ async def test_each_task_hears_only_its_own_calls():
     assert [p[0] for p in second.progress] == [1, 2, 3]
 
 
+@pytest.mark.parametrize("tool", ["steps", "steps_in_thread", "asteps"])
+def test_a_parallel_batch_reports_every_call(tool):
+    heard = Heard()
+    with reporting(on_progress=heard.on_progress):
+        results = registry().call_many([(tool, {"n": 1})] * 3, strategy="parallel")
+    assert all(r.ok for r in results)
+    assert [p[0] for p in heard.progress] == [1, 1, 1]
+
+
 def test_nobody_listening_is_fine_and_the_context_holds_no_listener():
     seen: list[ToolContext] = []
     reg = ToolRegistry()
