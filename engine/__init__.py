@@ -48,6 +48,7 @@ if TYPE_CHECKING:  # the same names, eagerly, for type checkers and editors
     )
     from ._identity import AuthIdentity
     from ._lastreload import ReloadEvent, ReloadStatus
+    from ._media import Audio, File, Image
     from ._model import (
         McpServerSpec,
         PromptSpec,
@@ -75,6 +76,7 @@ __all__ = [
     "AfterHook",
     "ApprovalCallback",
     "ApprovalRequest",
+    "Audio",
     "AuthIdentity",
     "BeforeHook",
     "CallEvent",
@@ -87,7 +89,9 @@ __all__ = [
     "DuplicateToolError",
     "ErrorKind",
     "ExportError",
+    "File",
     "GroupContent",
+    "Image",
     "LiveManifests",
     "LoadResult",
     "ManifestError",
@@ -130,6 +134,9 @@ __all__ = [
 
 _EXPORTS: dict[str, str] = {
     "AfterHook": "._calling",
+    "Audio": "._media",
+    "File": "._media",
+    "Image": "._media",
     "ApprovalCallback": "._calling",
     "ApprovalRequest": "._calling",
     "BeforeHook": "._calling",

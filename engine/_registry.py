@@ -64,7 +64,6 @@ from ._subscribers import Subscriber, Subscribers
 
 __all__ = ["DuplicatePolicy", "GroupContent", "RegistryChange", "ToolRegistry"]
 
-
 if TYPE_CHECKING:
     import asyncio
 
@@ -96,6 +95,7 @@ class ToolRegistry(RegistrationShortcuts, SourceHolder, CallDispatch):
         loop: the event loop coroutine handlers (and async hooks and approvers)
             belong to. By default the loop running where the registry is
             created, if any; :meth:`use_loop` changes it later.
+        max_media_bytes: what one result's images, audio and files may hold (None: 10 MiB).
     """
 
     def __init__(
@@ -113,6 +113,7 @@ class ToolRegistry(RegistrationShortcuts, SourceHolder, CallDispatch):
         trace_arguments: bool = False,
         tracer_provider: Any = None,
         loop: asyncio.AbstractEventLoop | None = None,
+        max_media_bytes: int | None = None,
     ) -> None:
         check_policy(on_duplicate)
         self._on_duplicate: DuplicatePolicy = on_duplicate
@@ -120,7 +121,7 @@ class ToolRegistry(RegistrationShortcuts, SourceHolder, CallDispatch):
         self._raise_errors = raise_errors
         self._diagnostics: list[Diagnostic] = []
         resolved = Path(project_dir).resolve() if project_dir is not None else None
-        self._env = CallEnv(resolved, MappingProxyType(dict(config or {})))
+        self._env = CallEnv(resolved, MappingProxyType(dict(config or {})), None, max_media_bytes)
         self._snapshot = Snapshot()
         self._lock = threading.RLock()
         self.secrets = Secrets()
