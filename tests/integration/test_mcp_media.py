@@ -32,7 +32,7 @@ WAV = b"RIFF\x00\x00\x00\x00WAVEfmt " + bytes(32)
 HANDLERS = """
 from tooldeck import Audio, File, Image
 
-def chart():
+def chart() -> list:  # a bare list: an outputSchema the structure must match
     return ["The chart:", Image(path="chart.png")]
 
 def sound():
@@ -77,9 +77,10 @@ async def check_media(session: ClientSession) -> None:
     assert isinstance(image, types.ImageContent)
     assert image.mime_type == "image/png"
     assert base64.b64decode(image.data) == PNG
-    assert chart.structured_content is None
+    assert chart.structured_content == {"result": ["The chart:", "[image: image/png, 72 B]"]}
 
     sound = await session.call_tool("sound", {})
+    assert sound.structured_content is None  # no annotation, no structure
     (audio,) = sound.content
     assert isinstance(audio, types.AudioContent)
     assert audio.mime_type == "audio/wav"

@@ -35,8 +35,10 @@ A result with images, audio or files (:attr:`ToolResult.content
 <tooldeck.ToolResult.content>`) is sent as its content blocks in order: text,
 ``ImageContent``, ``AudioContent``, and for a :class:`~tooldeck.File` an
 ``EmbeddedResource`` (a text resource for ``text/*`` and JSON types that are
-UTF-8, a base64 blob otherwise) under a ``file:///`` URI made of its name. It
-has no structured content: its text is not the value's JSON.
+UTF-8, a base64 blob otherwise) under a ``file:///`` URI made of its name. Its
+structured content, needed only when the handler's annotation (a bare ``list``)
+advertises an ``outputSchema``, is ``{"result": [...]}`` with each block's text
+(a media object's notice), checked like any other.
 """
 
 from __future__ import annotations
@@ -263,7 +265,7 @@ def call_result(result: ToolResult, output: OutputSchema | None = None) -> types
     not), and a result that does not match it is a tool error that says so.
     """
     if result.content is not None and result.ok:
-        return types.CallToolResult(content=[_block(part) for part in result.content])
+        return _media_result(result, result.content, output)
     content: list[types.ContentBlock] = [types.TextContent(text=result.text)]
     if not result.ok:
         return types.CallToolResult(content=content, is_error=True)
@@ -276,6 +278,27 @@ def call_result(result: ToolResult, output: OutputSchema | None = None) -> types
         )
         return types.CallToolResult(content=[types.TextContent(text=text)], is_error=True)
     return types.CallToolResult(content=content, structured_content=structure)
+
+
+def _media_result(
+    result: ToolResult, parts: tuple[str | Media, ...], output: OutputSchema | None
+) -> types.CallToolResult:
+    """A result with media: its blocks, and the structure its ``outputSchema`` asks for."""
+    blocks = [_block(part) for part in parts]
+    if output is None:
+        return types.CallToolResult(content=blocks)
+    texts = [part if isinstance(part, str) else part.notice() for part in parts]
+    structure: Any = {WRAP_KEY: texts} if output.wrapped else None
+    problem = "a list of content blocks is not an object" if structure is None else None
+    problem = problem or output.problem(structure)
+    if problem is not None:
+        name = f"tool {result.tool_name!r}" if result.tool_name else "the tool"
+        text = (
+            f"Error (invalid_output): {name} returned images, audio or files, which do not "
+            f"match its declared return type (the outputSchema): {problem}"
+        )
+        return types.CallToolResult(content=[types.TextContent(text=text)], is_error=True)
+    return types.CallToolResult(content=blocks, structured_content=structure)
 
 
 def _block(part: str | Media) -> types.ContentBlock:
