@@ -329,3 +329,18 @@ def test_call_many_shapes_media_too(tmp_path):
     assert first.content is not None
     assert first.content[1].data == PNG
     assert second.content == first.content
+
+
+def test_the_confinement_module_is_loaded_only_to_read_a_path():
+    """The core reaches tooldeck.handlers._confined by name, and only on the path route."""
+    import subprocess
+
+    code = (
+        "import sys, tooldeck\n"
+        "r = tooldeck.ToolRegistry()\n"
+        "r.add_tool('t', 'T.', lambda: [tooldeck.Image(b'\\x89PNG\\r\\n\\x1a\\n')])\n"
+        "assert r.call('t', '{}').ok\n"
+        "print('tooldeck.handlers._confined' in sys.modules)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "False"
