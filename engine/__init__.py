@@ -49,6 +49,7 @@ if TYPE_CHECKING:  # the same names, eagerly, for type checkers and editors
     )
     from ._identity import AuthIdentity
     from ._lastreload import ReloadEvent, ReloadStatus
+    from ._media import Audio, File, Image
     from ._model import (
         McpServerSpec,
         PromptSpec,
@@ -79,6 +80,7 @@ __all__ = [
     "AfterHook",
     "ApprovalCallback",
     "ApprovalRequest",
+    "Audio",
     "AuthIdentity",
     "BeforeHook",
     "CallEvent",
@@ -92,7 +94,9 @@ __all__ = [
     "DuplicateToolError",
     "ErrorKind",
     "ExportError",
+    "File",
     "GroupContent",
+    "Image",
     "LiveManifests",
     "LoadResult",
     "LogLevel",
@@ -140,6 +144,9 @@ __all__ = [
 
 _EXPORTS: dict[str, str] = {
     "AfterHook": "._calling",
+    "Audio": "._media",
+    "File": "._media",
+    "Image": "._media",
     "ApprovalCallback": "._calling",
     "ApprovalRequest": "._calling",
     "BeforeHook": "._calling",

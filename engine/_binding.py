@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from ._calltypes import ToolContext
 from ._convert import ConversionError
+from ._media import DEFAULT_MAX_MEDIA_BYTES
 from ._model import ToolSpec
 from ._progress import current_reporter
 from ._validation import Checker, describe_errors
@@ -75,7 +76,7 @@ class CallEnv:
     what a handler's progress and log messages say (:mod:`tooldeck._progress`).
     """
 
-    __slots__ = ("config", "portal", "project_dir", "secrets")
+    __slots__ = ("config", "max_media_bytes", "portal", "project_dir", "secrets")
 
     def __init__(
         self,
@@ -83,11 +84,18 @@ class CallEnv:
         config: Mapping[str, Any],
         portal: LoopPortal | None = None,
         secrets: Secrets | None = None,
+        max_media_bytes: int | None = None,
     ) -> None:
         self.project_dir = project_dir
         self.config = config
         self.portal = portal
         self.secrets = secrets
+        if max_media_bytes is None:
+            max_media_bytes = DEFAULT_MAX_MEDIA_BYTES
+        elif type(max_media_bytes) is not int or max_media_bytes < 0:
+            raise ValueError(f"max_media_bytes must be an int >= 0, not {max_media_bytes!r}")
+        self.max_media_bytes = max_media_bytes
+        """The most bytes a result's images, audio and files may hold together."""
 
 
 class Explainer:

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from ._errors import ErrorKind
 from ._identity import AuthIdentity
+from ._media import Media
 from ._progress import forward_log, forward_progress
 
 if TYPE_CHECKING:
@@ -102,6 +103,12 @@ class ToolResult:
     call_id: str = ""
     return_direct: bool = False
     attempts: int = 1
+    content: tuple[str | Media, ...] | None = None
+    """A result with images, audio or files: its content blocks in order (text parts and
+    :class:`~tooldeck.Image` / :class:`~tooldeck.Audio` / :class:`~tooldeck.File` with
+    their bytes), which ``tooldeck serve`` and the model loop send. ``None`` for a text
+    result, whose content is :attr:`text` alone; ``text`` always holds the whole result
+    as text, each media object as a notice (``[image: image/png, 12.3 KB]``)."""
 
     @classmethod
     def failure(cls, message: str, *, kind: str = "tool_error") -> ToolResult:

@@ -53,6 +53,7 @@ ErrorKind: TypeAlias = Literal[
     "too_many_calls",
     "not_permitted",
     "approval_pending",
+    "result_too_large",
 ]
 """What went wrong in a call, in the words a result and :class:`ToolCallError` carry.
 
@@ -61,8 +62,10 @@ ErrorKind: TypeAlias = Literal[
 loop's answer to a call past its per-turn cap (``max_tool_calls_per_turn``): that
 call was not run. ``approval_pending``: a call with side effects made by a caller that
 can wait for its approval (the model loop: ``Deferral``) whose approval is not given yet;
-it was not run, and the loop lists it among its interruptions. A handler that fails on
-purpose (:class:`ToolFailed`) may name a kind of its own (``"not_found"``,
+it was not run, and the loop lists it among its interruptions. ``result_too_large``: the
+call ran, but the images, audio or files it returned are over the registry's
+``max_media_bytes`` (a path is never read past it), so nothing of them was sent. A
+handler that fails on purpose (:class:`ToolFailed`) may name a kind of its own (``"not_found"``,
 ``"rate_limited"``); results then carry that string.
 """
 

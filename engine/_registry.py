@@ -65,7 +65,6 @@ from ._subscribers import Subscriber, Subscribers
 
 __all__ = ["DuplicatePolicy", "GroupContent", "RegistryChange", "ToolRegistry"]
 
-
 if TYPE_CHECKING:
     import asyncio
 
@@ -97,6 +96,7 @@ class ToolRegistry(RegistrationShortcuts, ResourceRegistration, SourceHolder, Ca
         loop: the event loop coroutine handlers (and async hooks and approvers)
             belong to. By default the loop running where the registry is
             created, if any; :meth:`use_loop` changes it later.
+        max_media_bytes: what one result's images, audio and files may hold (None: 10 MiB).
     """
 
     def __init__(
@@ -114,6 +114,7 @@ class ToolRegistry(RegistrationShortcuts, ResourceRegistration, SourceHolder, Ca
         trace_arguments: bool = False,
         tracer_provider: Any = None,
         loop: asyncio.AbstractEventLoop | None = None,
+        max_media_bytes: int | None = None,
     ) -> None:
         check_policy(on_duplicate)
         self._on_duplicate: DuplicatePolicy = on_duplicate
@@ -123,7 +124,12 @@ class ToolRegistry(RegistrationShortcuts, ResourceRegistration, SourceHolder, Ca
         resolved = Path(project_dir).resolve() if project_dir is not None else None
         self.secrets = Secrets()
         """Values never shown in output (the manifest loader adds env values)."""
-        self._env = CallEnv(resolved, MappingProxyType(dict(config or {})), secrets=self.secrets)
+        self._env = CallEnv(
+            resolved,
+            MappingProxyType(dict(config or {})),
+            secrets=self.secrets,
+            max_media_bytes=max_media_bytes,
+        )
         self._snapshot = Snapshot()
         self._lock = threading.RLock()
         self._policy = Policy(

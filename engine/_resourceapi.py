@@ -248,7 +248,7 @@ class ResourceRegistration:
 
     def _finish(self, prepared: PreparedResource, uri: str, result: Any) -> ResourceContents:
         try:
-            contents = prepared.contents(uri, result, MAX_RESOURCE_BYTES)
+            contents = prepared.contents(uri, result, MAX_RESOURCE_BYTES, self._env.project_dir)
         except ResourceError as exc:
             if self.secrets:
                 raise ResourceError(exc.kind, self.secrets.redact(exc.message), uri=uri) from None

@@ -20,11 +20,14 @@ import mimetypes
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from functools import partial
+from pathlib import Path
 from typing import Any
 
 from ._binding import PreparedTool
 from ._calltypes import ToolResult
 from ._errors import RegistrationError, ResourceError
+from ._media import Media
+from ._mediaresult import MediaRefused, shape_media
 from ._model import ResourceSpec, ResultSpec, ToolSpec
 from ._names import name_problem
 from ._params import ParamDescriptor
@@ -135,15 +138,22 @@ class PreparedResource:
             uri=uri,
         )
 
-    def contents(self, uri: str, result: ToolResult, limit: int) -> ResourceContents:
+    def contents(
+        self, uri: str, result: ToolResult, limit: int, project_dir: Path | None = None
+    ) -> ResourceContents:
         """The read's result as contents; :class:`ResourceError` for a failed or oversized one."""
         if not result.ok:
             failure = result.error
             kind = failure.kind if failure is not None else "execution_error"
             message = failure.message if failure is not None else result.text
             raise ResourceError(str(kind), message, uri=uri)
+        value = result.value
         try:
-            found = contents_of(uri, result.value, self.mime_type)
+            if isinstance(value, Media):  # Image / Audio / File: loaded (confined) and capped
+                value = _loaded(value, project_dir, limit)
+            found = contents_of(uri, value, self.mime_type)
+        except MediaRefused as exc:
+            raise ResourceError(exc.kind, exc.message, uri=uri) from None
         except (TypeError, ValueError) as exc:
             raise ResourceError("execution_error", str(exc), uri=uri) from None
         if found.size > limit:
@@ -169,6 +179,15 @@ def file_stamp(prepared: PreparedResource, project_dir: Any) -> object:
 
 NOT_A_FILE = object()
 """The stamp of a resource that is not a file (nothing on disk to watch)."""
+
+
+def _loaded(media: Media, project_dir: Path | None, limit: int) -> ResourceContents:
+    """A handler's Image, Audio or File with its bytes (a path read confined, within the cap)."""
+    _, content = shape_media(media, None, project_dir, limit)
+    loaded = content[0]
+    assert isinstance(loaded, Media)
+    assert loaded.data is not None
+    return contents_of("", loaded.data, loaded.mime_type)
 
 
 def contents_of(uri: str, value: Any, mime_type: str | None) -> ResourceContents:

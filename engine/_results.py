@@ -5,6 +5,11 @@ as JSON (dataclasses, pydantic models, paths, dates, enums, sets included).
 ``bytes`` are refused: a model cannot read them and silently decoding them
 would hide the handler's bug. Shaping (JMESPath ``select``, ``format``,
 ``max_chars``) is applied here too, compiled once per tool.
+
+An :class:`~tooldeck.Image`, :class:`~tooldeck.Audio` or :class:`~tooldeck.File`
+anywhere in a value raises :class:`MediaFound` from the JSON encoder's fallback,
+which only values with no JSON form reach: a plain result pays nothing for the
+check, and the call's shaping step (:mod:`tooldeck._mediaresult`) takes over.
 """
 
 from __future__ import annotations
@@ -19,10 +24,18 @@ from decimal import Decimal
 from pathlib import PurePath
 from typing import Any
 
+from ._media import Media
 from ._model import ResultSpec
 from ._words import plural
 
-__all__ = ["SUCCESS_TEXT", "ResultShaper", "to_jsonable", "to_text"]
+__all__ = [
+    "SUCCESS_TEXT",
+    "MediaFound",
+    "ResultShaper",
+    "UnserializableResult",
+    "to_jsonable",
+    "to_text",
+]
 
 SUCCESS_TEXT = "Success."
 """What the model reads when a handler returns ``None``."""
@@ -32,7 +45,23 @@ class UnserializableResult(TypeError):
     """The handler returned something that has no text form for a model."""
 
 
+class MediaFound(UnserializableResult):
+    """The value holds an Image, Audio or File: a result of content blocks, not one text.
+
+    Raised from the encoder's fallback so a plain result never pays for looking;
+    where media cannot go (a prompt's text), it is an unserialisable result.
+    """
+
+    def __init__(self) -> None:
+        super().__init__(
+            "an Image, Audio or File can only be a tool's result (by itself or as an item of "
+            "a list), not part of a text"
+        )
+
+
 def _default(value: Any) -> Any:
+    if isinstance(value, Media):
+        raise MediaFound
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
     dump = getattr(value, "model_dump", None)
@@ -106,6 +135,10 @@ class ResultShaper:
         if self._select is not None:
             value = self._select(to_jsonable(value))
         text = _dumps(value) if self.spec.format == "json" else to_text(value)
+        return self.cut(text)
+
+    def cut(self, text: str) -> str:
+        """``text`` within ``max_chars``, with a marker saying how much was cut."""
         limit = self.spec.max_chars
         if limit is not None and len(text) > limit:
             # The marker starts with "\n[...": Secrets.redact (run by the registry on

@@ -274,7 +274,9 @@ class _Runner:
         error = future.exception()
         if one.steps is None:  # a plain call: its one attempt is its result
             if error is None:
-                self._finish(one, shape(one.prepared, future.result(), one.call_id))
+                self._finish(
+                    one, shape(one.prepared, future.result(), one.call_id, self.dispatch._env)
+                )
             elif isinstance(error, Exception | SystemExit):
                 self._finish(one, failed(one.prepared, error, one.call_id))
             else:

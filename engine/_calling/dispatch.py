@@ -23,6 +23,7 @@ from .._calltypes import ToolCall, ToolResult
 from .._errors import ToolCallError
 from .._identity import missing_scopes
 from .._log import get_logger
+from .._media import redact_content
 from .._portal import run_on
 from .batch import needs_loop, run_parallel
 from .drivers import arun_call, run_call, run_plain
@@ -287,6 +288,8 @@ class CallDispatch:
         if result.ok:
             if secrets:
                 result.text = secrets.redact(result.text)
+                if result.content is not None:
+                    result.content = redact_content(result.content, secrets.redact)
             return result
         if secrets:
             result.text = secrets.redact(result.text)

@@ -74,7 +74,7 @@ def run_plain(  # noqa: PLR0917
             value = handler(**kwargs)
     except (Exception, SystemExit) as exc:
         return failed(prepared, exc, call_id)
-    return shape(prepared, value, call_id)
+    return shape(prepared, value, call_id, env)
 
 
 # ----------------------------------------------------------------- sync driver

@@ -275,6 +275,6 @@ def _body(  # noqa: PLR0917
         else:
             if prepared.spec.substitute_result:
                 value = substitute(value, args)
-            result = shape(prepared, value, call_id)
+            result = shape(prepared, value, call_id, env)
         result.attempts = attempt
         return result

@@ -26,7 +26,7 @@ from .._authparams import AuthRefusal
 from .._binding import ArgumentError, CallEnv, MissingInjection, PreparedTool
 from .._calltypes import ToolResult
 from .._errors import ToolFailed
-from .._results import UnserializableResult, to_text
+from .._results import MediaFound, UnserializableResult, to_text
 from .._validation import MAX_INT_DIGITS, decode_short_json, lone_surrogate, parse_arguments
 from .results import error_result, invalid_arguments
 
@@ -124,14 +124,21 @@ def bind(  # noqa: PLR0917
         ) from None
 
 
-def shape(prepared: PreparedTool, value: Any, call_id: str) -> ToolResult:
-    """The handler's value as the result a model reads (its own ToolResult is kept)."""
+def shape(prepared: PreparedTool, value: Any, call_id: str, env: CallEnv) -> ToolResult:
+    """The handler's value as the result a model reads (its own ToolResult is kept).
+
+    A value holding images, audio or files is noticed only by the JSON encoder,
+    which reaches nothing else for a plain result (:class:`MediaFound`), and is
+    then shaped into content blocks with ``env``'s project dir and size cap.
+    """
     if type(value) is ToolResult:  # the handler answered with a result of its own
         value.tool_name, value.call_id = prepared.name, call_id
         return value
     shaper = prepared.shaper
     try:
         text = to_text(value) if shaper is None else shaper(value)
+    except MediaFound:
+        return _media(prepared, value, call_id, env)
     except UnserializableResult as exc:
         return error_result(
             "execution_error", str(exc), tool_name=prepared.name, call_id=call_id, exception=exc
@@ -145,6 +152,27 @@ def shape(prepared: PreparedTool, value: Any, call_id: str) -> ToolResult:
             exception=exc,
         )
     return ToolResult(True, text, value, None, prepared.name, call_id, prepared.spec.return_direct)
+
+
+def _media(prepared: PreparedTool, value: Any, call_id: str, env: CallEnv) -> ToolResult:
+    """The result of a value holding media: its text with notices, and its content blocks."""
+    from .._mediaresult import MediaRefused, shape_media
+
+    try:
+        text, content = shape_media(value, prepared.shaper, env.project_dir, env.max_media_bytes)
+    except MediaRefused as exc:
+        return error_result(exc.kind, exc.message, tool_name=prepared.name, call_id=call_id)
+    except Exception as exc:
+        return error_result(
+            "execution_error",
+            f"could not serialise the result: {exc}",
+            tool_name=prepared.name,
+            call_id=call_id,
+            exception=exc,
+        )
+    result = ToolResult(True, text, value, None, prepared.name, call_id)
+    result.return_direct, result.content = prepared.spec.return_direct, content
+    return result
 
 
 def failed(prepared: PreparedTool, exc: BaseException, call_id: str) -> ToolResult:

@@ -17,6 +17,10 @@ sent in its nearest form; a constraint Gemini lacks is left out. Each such
 place is a note ``(path, message)`` that :func:`~tooldeck.export_tools`
 turns into an :class:`~tooldeck.providers.ExportWarning` naming the tool. The
 registry still validates every call against the tool's real schema.
+
+:func:`gemini_function_response` answers a ``functionCall`` with a
+:class:`~tooldeck.ToolResult`, images and PDFs included as ``inlineData``, for
+an application that runs its own Gemini loop.
 """
 
 from __future__ import annotations
@@ -27,9 +31,10 @@ from typing import Any
 from .._errors import ExportError
 from .._model import ToolSpec
 from ._gemini_walk import UNROLL, Walk
+from ._media import gemini_function_response
 from ._schema import converting
 
-__all__ = ["UNROLL", "gemini_notes", "gemini_schema", "gemini_tool"]
+__all__ = ["UNROLL", "gemini_function_response", "gemini_notes", "gemini_schema", "gemini_tool"]
 
 
 def gemini_tool(spec: ToolSpec, name: str, schema: dict[str, Any], strict: bool) -> dict[str, Any]:

@@ -325,3 +325,16 @@ def test_reads_do_not_run_the_call_hooks(registry: ToolRegistry):
     registry.add_resource("docs://readme", file="README.md")
     registry.read_resource("docs://readme")
     assert calls == []
+
+
+def test_a_handler_may_return_an_image_or_a_file(registry: ToolRegistry, project: Path):
+    from tooldeck import File, Image
+
+    registry.add_resource("img://inline", lambda: Image(b"\x89PNG\r\n\x1a\n" + bytes(8)))
+    registry.add_resource("img://{name}", lambda name: File(path=name), name="by_path")
+    inline = registry.read_resource("img://inline")
+    assert (inline.mime_type, inline.data[:4]) == ("image/png", b"\x89PNG")
+    logo = registry.read_resource("img://logo.png")  # read confined, as file: is
+    assert (logo.mime_type, logo.data) == ("image/png", (project / "logo.png").read_bytes())
+    with pytest.raises(ResourceError, match="outside the project"):
+        registry.read_resource("img://..%2F..%2Fetc%2Fpasswd")

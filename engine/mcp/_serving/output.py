@@ -30,16 +30,27 @@ which the MCP Inspector uses, asserts formats with ajv-formats and refuses a
 naive ``datetime`` such as ``2024-05-01T12:30:00`` as a ``date-time``), so the
 advertised schema carries no ``format`` keywords: a ``datetime`` result is a
 string, in every client the same.
+
+A result with images, audio or files (:attr:`ToolResult.content
+<tooldeck.ToolResult.content>`) is sent as its content blocks in order: text,
+``ImageContent``, ``AudioContent``, and for a :class:`~tooldeck.File` an
+``EmbeddedResource`` (a text resource for ``text/*`` and JSON types that are
+UTF-8, a base64 blob otherwise) under a ``file:///`` URI made of its name. Its
+structured content, needed only when the handler's annotation (a bare ``list``)
+advertises an ``outputSchema``, is ``{"result": [...]}`` with each block's text
+(a media object's notice), checked like any other.
 """
 
 from __future__ import annotations
 
+import base64
 import inspect
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
+from urllib.parse import quote
 
 import mcp_types as types
 
@@ -47,6 +58,7 @@ if TYPE_CHECKING:
     from jsonschema.protocols import Validator
 
     from ..._calltypes import ToolResult
+    from ..._media import Media
     from ..._model import ToolSpec
     from ..._validation import Checker
 
@@ -252,6 +264,8 @@ def call_result(result: ToolResult, output: OutputSchema | None = None) -> types
     With the tool's ``output`` schema, the structure follows it (wrapped or
     not), and a result that does not match it is a tool error that says so.
     """
+    if result.content is not None and result.ok:
+        return _media_result(result, result.content, output)
     content: list[types.ContentBlock] = [types.TextContent(text=result.text)]
     if not result.ok:
         return types.CallToolResult(content=content, is_error=True)
@@ -264,3 +278,53 @@ def call_result(result: ToolResult, output: OutputSchema | None = None) -> types
         )
         return types.CallToolResult(content=[types.TextContent(text=text)], is_error=True)
     return types.CallToolResult(content=content, structured_content=structure)
+
+
+def _media_result(
+    result: ToolResult, parts: tuple[str | Media, ...], output: OutputSchema | None
+) -> types.CallToolResult:
+    """A result with media: its blocks, and the structure its ``outputSchema`` asks for."""
+    blocks = [_block(part) for part in parts]
+    if output is None:
+        return types.CallToolResult(content=blocks)
+    texts = [part if isinstance(part, str) else part.notice() for part in parts]
+    structure: Any = {WRAP_KEY: texts} if output.wrapped else None
+    problem = "a list of content blocks is not an object" if structure is None else None
+    problem = problem or output.problem(structure)
+    if problem is not None:
+        name = f"tool {result.tool_name!r}" if result.tool_name else "the tool"
+        text = (
+            f"Error (invalid_output): {name} returned images, audio or files, which do not "
+            f"match its declared return type (the outputSchema): {problem}"
+        )
+        return types.CallToolResult(content=[types.TextContent(text=text)], is_error=True)
+    return types.CallToolResult(content=blocks, structured_content=structure)
+
+
+def _block(part: str | Media) -> types.ContentBlock:
+    """One content block of a result with media: text, image, audio or an embedded file."""
+    from ..._media import is_textual
+
+    if isinstance(part, str):
+        return types.TextContent(text=part)
+    data, mime = part.data or b"", part.mime_type or "application/octet-stream"
+    if part.kind == "image":
+        return types.ImageContent(data=base64.b64encode(data).decode("ascii"), mime_type=mime)
+    if part.kind == "audio":
+        return types.AudioContent(data=base64.b64encode(data).decode("ascii"), mime_type=mime)
+    uri = "file:///" + quote(part.name or "file", safe="")
+    resource: types.TextResourceContents | types.BlobResourceContents
+    text = _utf8(data) if is_textual(mime) else None
+    if text is not None:
+        resource = types.TextResourceContents(uri=uri, mime_type=mime, text=text)
+    else:
+        blob = base64.b64encode(data).decode("ascii")
+        resource = types.BlobResourceContents(uri=uri, mime_type=mime, blob=blob)
+    return types.EmbeddedResource(resource=resource)
+
+
+def _utf8(data: bytes) -> str | None:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None

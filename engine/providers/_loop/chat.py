@@ -4,7 +4,9 @@ Each reply's first choice becomes an assistant message in the transcript,
 spelled explicitly (``content`` when there is some, ``tool_calls`` with id,
 name and arguments) rather than dumped, so what goes back is what every
 OpenAI-compatible server takes, whatever extra fields its replies carry.
-Each output is a ``role: tool`` message with the call's ``tool_call_id``.
+Each output is a ``role: tool`` message with the call's ``tool_call_id``;
+tool messages take text only, so a result with images, audio or files sends
+its text, where each of them is a notice (``[image: image/png, 12.3 KB]``).
 Chat Completions has no hosted tools: the exporter's hosted entries are
 left out with a warning (by :mod:`.conversation`).
 """

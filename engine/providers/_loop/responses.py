@@ -5,7 +5,9 @@ The whole input is sent on every turn, the model's output items included
 most OpenAI-compatible ones do not): the reply's items are dumped as the
 server sent them (``to_dict()``: its own keys, nothing the SDK filled in)
 and appended, then one ``function_call_output`` per call, keyed by the
-model's ``call_id``. Hosted entries (web search, ``via: hosted`` MCP servers)
+model's ``call_id``; a result with images or files sends them as
+``input_image`` / ``input_file`` items of that output (audio, which the API
+does not take there, as its text notice). Hosted entries (web search, ``via: hosted`` MCP servers)
 are sent as the exporter gives them; a hosted server's
 ``mcp_approval_request`` is answered with an ``mcp_approval_response``.
 """
@@ -15,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from .._media import responses_output
 from .records import HostedApproval, LoopCall, ModelCall, Reply, Usage
 
 if TYPE_CHECKING:
@@ -55,7 +58,11 @@ class ResponsesApi:
 
     def outputs(self, calls: Sequence[LoopCall]) -> list[dict[str, Any]]:
         return [
-            {"type": "function_call_output", "call_id": call.call_id, "output": call.result.text}
+            {
+                "type": "function_call_output",
+                "call_id": call.call_id,
+                "output": responses_output(call.result),
+            }
             for call in calls
         ]
 
