@@ -313,7 +313,7 @@ def test_invalid_fixture_fails_with_expected_keyword(path: Path) -> None:
 
 
 def test_full_fixture_uses_every_field() -> None:
-    """full.yaml exercises every top-level key and every Tool/Param/Prompt/Resource/McpServer field."""
+    """full.yaml uses every top-level key and every Tool/Param/Prompt/Resource/McpServer field."""
     manifest = load_fixture(FIXTURES / "valid" / "full.yaml")
     defs = SCHEMA["$defs"]
     assert set(manifest) == set(SCHEMA["properties"])
