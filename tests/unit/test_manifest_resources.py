@@ -9,6 +9,7 @@ broken edit keeps the last good ones.
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -332,3 +333,90 @@ def test_a_handler_module_edit_that_breaks_is_located_at_the_resource(
     assert problem.location is not None
     assert (problem.location.file, problem.location.line) == (str(path), 5)
     assert registry.read_resource("doc://x").text == "v1 x"
+
+
+# ------------------------------------------------------------------------------ the CLI
+def test_list_shows_resources_and_templates(project: Path, run_line) -> None:
+    save(project / "manifests" / "r.yaml", GOOD)
+    run = run_line("list", "-m", "manifests", "--offline", cwd=project)
+    assert run.exit_code == 0, run.output
+    lines = run.stdout.splitlines()
+    assert (
+        "resource docs://readme  readme  [docs]  text/markdown  file README.md  "
+        "manifests/r.yaml:7:5"
+    ) in lines
+    assert (
+        "resource template files://{+path}  info  [docs]  -  "
+        "tooldeck.handlers.files:file_info  manifests/r.yaml:9:5"
+    ) in lines
+    assert "    needs scopes: docs:read, files:read" in lines
+    run = run_line("list", "-m", "manifests", "--offline", "--json", cwd=project)
+    listing = json.loads(run.stdout)
+    (readme,) = listing["resources"]
+    assert readme == {
+        "uri": "docs://readme",
+        "uri_template": None,
+        "name": "readme",
+        "title": None,
+        "description": "The project's README.",
+        "mime_type": "text/markdown",
+        "file": "README.md",
+        "handler": None,
+        "params": [],
+        "bundle": "docs",
+        "tags": [],
+        "scopes": ["docs:read"],
+        "source": "manifests/r.yaml:7:5",
+    }
+    assert [t["uri_template"] for t in listing["resource_templates"]] == [
+        "files://{+path}",
+        "lines://{path}/{start_line}",
+    ]
+    assert listing["resource_templates"][1]["params"] == ["path", "start_line"]
+    assert [t["name"] for t in listing["tools"]] == ["file_info"]
+
+
+def test_a_file_resource_without_a_declared_type_lists_the_guessed_one(
+    project: Path, run_line
+) -> None:
+    save(
+        project / "manifests" / "r.yaml",
+        HEADER + "resources:\n  - {uri: 'docs://readme', name: readme, file: README.md}\n",
+    )
+    run = run_line("list", "-m", "manifests", "--offline", "--json", cwd=project)
+    assert json.loads(run.stdout)["resources"][0]["mime_type"] == "text/markdown"
+
+
+def test_lint_reports_resource_files_and_scopes_located(project: Path, run_line) -> None:
+    save(
+        project / "manifests" / "r.yaml",
+        GOOD + "  - {uri: 'docs://guide', name: guide, file: GUIDE.md}\n",
+    )
+    run = run_line("lint", "--project-dir", ".", "manifests", cwd=project)
+    assert run.exit_code == 0, run.output  # warnings only
+    assert run.stdout.splitlines() == [
+        "manifests/r.yaml:3:1: TD415 [warning] every tool and resource of bundle 'docs' "
+        "declares scopes, but authentication is off: without it every caller may call or "
+        'read them; set [tool.tooldeck.serve] auth (e.g. auth = "jwt") or pass auth= where '
+        "the tools run",
+        "manifests/r.yaml:13:5: TD415 [warning] resource 'files://{+path}' declares scopes, "
+        "but authentication is off: without it every client may read it; set "
+        '[tool.tooldeck.serve] auth (e.g. auth = "jwt") or pass auth= where the tools run',
+        "manifests/r.yaml:21:46: TD416 [warning] resource 'docs://guide': 'GUIDE.md' does "
+        "not exist in the project directory; every read fails until it does",
+        "0 errors, 3 warnings in 1 file",
+    ]
+    (project / "pyproject.toml").write_text(
+        '[tool.tooldeck.serve]\nauth = "jwt"\n[tool.tooldeck.lint.severity]\nTD416 = "error"\n',
+        encoding="utf-8",
+    )
+    run = run_line("lint", "--project-dir", ".", "manifests", cwd=project)
+    assert run.exit_code == 1
+    assert run.stdout.splitlines()[0].startswith("manifests/r.yaml:21:46: TD416 resource")
+
+
+def test_export_is_unaffected_by_resources(project: Path, run_line) -> None:
+    save(project / "manifests" / "r.yaml", GOOD)
+    run = run_line("export", "-m", "manifests", "--provider", "anthropic", cwd=project)
+    assert run.exit_code == 0, run.output
+    assert [d["name"] for d in json.loads(run.stdout)] == ["file_info"]
