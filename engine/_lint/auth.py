@@ -59,7 +59,10 @@ def _auth_without_authentication(ctx: LintContext) -> Iterator[Diagnostic]:
         resources = data.get("resources") if isinstance(data, Mapping) else None
         for spec in bundle.resources:  # a resource's own scopes: listed and read by everyone
             path = bundle.resource_paths[spec.key]
-            entry = resources[path[1]] if isinstance(resources, list) else None
+            index = path[1]
+            entry = (
+                resources[index] if isinstance(resources, list) and isinstance(index, int) else None
+            )
             if _scopes(entry):
                 yield ctx.at(
                     bundle,

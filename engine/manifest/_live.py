@@ -395,6 +395,7 @@ class LiveManifests:
         bundle = self._good.get(file)
         path: tuple[str | int, ...] = ()
         if bundle is not None:
+            users: list[tuple[Any, tuple[str | int, ...]]]
             users = [(s.handler, bundle.tool_paths[s.name]) for s in bundle.tools]
             users += [(r.handler, bundle.resource_paths[r.key]) for r in bundle.resources]
             path = next(
