@@ -161,6 +161,10 @@ class RegistryChange:
     """Resources by URI (templates by their template)."""
     resources_removed: tuple[str, ...] = ()
     resources_changed: tuple[str, ...] = ()
+    resources_updated: tuple[str, ...] = ()
+    """URIs whose content changed while their declaration did not (a file edited on disk,
+    :meth:`~tooldeck.ToolRegistry.resource_updated`): MCP ``notifications/resources/updated``
+    for the clients subscribed to them."""
 
     def __bool__(self) -> bool:
         return any(getattr(self, f.name) for f in fields(self))

@@ -16,12 +16,19 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, cast
 
 from ._calling import Policy, arun_call, new_call_id, run_call
+from ._entries import RegistryChange
 from ._errors import RegistrationError, ResourceError
 from ._identity import missing_scopes
 from ._inference import describe_handler, infer_params, snake_case
 from ._model import ResourceSpec
 from ._params import ParamDescriptor
-from ._resourceread import MAX_RESOURCE_BYTES, PreparedResource, ResourceContents
+from ._resourceread import (
+    MAX_RESOURCE_BYTES,
+    NOT_A_FILE,
+    PreparedResource,
+    ResourceContents,
+    file_stamp,
+)
 from ._uritemplate import MAX_URI_LENGTH
 
 if TYPE_CHECKING:
@@ -29,6 +36,7 @@ if TYPE_CHECKING:
     from ._entries import DuplicatePolicy, Snapshot
     from ._identity import AuthIdentity
     from ._secrets import Secrets
+    from ._subscribers import Subscribers
 
 __all__ = ["ResourceRegistration"]
 
@@ -41,6 +49,7 @@ class ResourceRegistration:
         _env: CallEnv
         _policy: Policy
         secrets: Secrets
+        _subscribers: Subscribers
 
         def add(
             self,
@@ -141,6 +150,23 @@ class ResourceRegistration:
         """
         found = self._match(uri)
         return None if found is None else (found[0].spec, found[1])
+
+    def resource_updated(self, *uris: str) -> None:
+        """Say that what these URIs read has changed (a handler's data, say), though their
+        declarations did not: subscribers get a change with ``resources_updated`` (the MCP
+        server tells the clients subscribed to them). File resources need no call: ``serve``
+        watches the files its clients subscribe to."""
+        known = tuple(dict.fromkeys(u for u in uris if self._match(u) is not None))
+        if known:
+            self._subscribers.notify([(None, RegistryChange(resources_updated=known))])
+
+    def resource_stamp(self, uri: str) -> object:
+        """What changes when the file behind ``uri`` does (None when it cannot be seen), or
+        :data:`~tooldeck._resourceread.NOT_A_FILE` for a URI no file resource serves."""
+        found = self._match(uri)
+        if found is None:
+            return NOT_A_FILE
+        return file_stamp(found[0], self._env.project_dir)
 
     # ----------------------------------------------------------------- reading
     def read_resource(

@@ -35,9 +35,11 @@ from ._uritemplate import MAX_URI_LENGTH, UriTemplate, UriTemplateError, is_uri
 
 __all__ = [
     "MAX_RESOURCE_BYTES",
+    "NOT_A_FILE",
     "PreparedResource",
     "ResourceContents",
     "contents_of",
+    "file_stamp",
     "prepare_resource",
 ]
 
@@ -152,6 +154,22 @@ class PreparedResource:
                 uri=uri,
             )
         return found
+
+
+def file_stamp(prepared: PreparedResource, project_dir: Any) -> object:
+    """What changes when a file resource's file does (device, inode, mtime, size), or None
+    when it cannot be seen; :data:`NOT_A_FILE` for a resource served by a handler."""
+    path = prepared.spec.file
+    if path is None:
+        return NOT_A_FILE
+    if project_dir is None:
+        return None
+    stamp: object = importlib.import_module(_HANDLERS).file_stamp(path, project_dir)
+    return stamp
+
+
+NOT_A_FILE = object()
+"""The stamp of a resource that is not a file (nothing on disk to watch)."""
 
 
 def contents_of(uri: str, value: Any, mime_type: str | None) -> ResourceContents:
