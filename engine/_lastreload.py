@@ -39,7 +39,7 @@ class ReloadEvent:
         return not any(d.severity is Severity.ERROR for d in self.diagnostics)
 
     def lines(self) -> list[str]:
-        """``+ added``, ``~ changed``, ``- removed`` per tool/prompt, then the diagnostics."""
+        """``+ added``, ``~ changed``, ``- removed`` per entry of each kind, then diagnostics."""
         out: list[str] = []
         for file, change in self.changes.items():
             for prefix, names in (
@@ -60,6 +60,12 @@ class ReloadEvent:
                 ("-", change.servers_removed),
             ):
                 out.extend(f"{prefix} mcp server {name}  ({file})" for name in names)
+            for prefix, names in (
+                ("+", change.resources_added),
+                ("~", change.resources_changed),
+                ("-", change.resources_removed),
+            ):
+                out.extend(f"{prefix} resource {name}  ({file})" for name in names)
         out.extend(d.format() for d in self.diagnostics)
         out.extend(f"kept the last good version of {file}" for file in self.kept)
         return out

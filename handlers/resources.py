@@ -13,7 +13,7 @@ from pathlib import Path
 
 from ._confined import Project
 
-__all__ = ["read_project_file"]
+__all__ = ["probe_project_file", "read_project_file"]
 
 
 def read_project_file(path: str, project_dir: Path, max_bytes: int) -> bytes:
@@ -42,6 +42,42 @@ def file_stamp(path: str, project_dir: Path) -> tuple[int, int, int] | None:
             return (st.st_dev, st.st_ino, st.st_mtime_ns ^ (st.st_size << 1))
     except (OSError, ValueError):
         return None
+
+
+def probe_project_file(path: str, project_dir: Path, max_bytes: int) -> tuple[str, str] | None:
+    """Why ``path`` could not be served now, or None when it could (what ``tooldeck lint`` asks).
+
+    ``("missing", why)`` when nothing is there; ``("unreadable", why)`` when something is but a
+    read would be refused: a symlink out of the project, not a regular file (a FIFO, a device,
+    a folder), larger than ``max_bytes``. Opened as a read would open it (never blocking, the
+    descriptor checked to be inside the project), and nothing is read.
+    """
+    try:
+        with Project(project_dir) as project, project.opened(path) as (_, st, rel):
+            if not stat.S_ISREG(st.st_mode):
+                return ("unreadable", f"{rel!r} is {_kind_of(st.st_mode)}, not a regular file")
+            if st.st_size > max_bytes:
+                return ("unreadable", _too_large(rel, max_bytes))
+            return None
+    except FileNotFoundError:
+        return ("missing", f"{path!r} does not exist in the project directory")
+    except PermissionError:
+        return ("unreadable", f"{path!r} leads outside the project directory (a symlink?)")
+    except (OSError, ValueError) as exc:
+        return ("unreadable", str(exc))
+
+
+def _kind_of(mode: int) -> str:
+    for test, words in (
+        (stat.S_ISDIR, "a folder"),
+        (stat.S_ISFIFO, "a FIFO"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISSOCK, "a socket"),
+    ):
+        if test(mode):
+            return words
+    return "a special file"
 
 
 def _too_large(rel: str, limit: int) -> str:

@@ -3,8 +3,9 @@
 ``runner``: run the rules over loaded manifests, apply the configured severities;
 ``rules``: the rules (TD4xx, TD120); ``attached``: rules for attached MCP servers and
 ``use:`` entries (TD412-TD414); ``signature``: TD411, parameters against handler
-signatures; ``settings``: ``[tool.tooldeck.lint]`` thresholds and severities; ``live``:
-listing every attached server once for the live checks (imports ``mcp`` when used).
+signatures; ``resources``: file resources on disk (TD416, TD417); ``settings``:
+``[tool.tooldeck.lint]`` thresholds and severities; ``live``: listing every attached
+server once for the live checks (imports ``mcp`` when used).
 """
 
 import typing

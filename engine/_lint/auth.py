@@ -1,4 +1,5 @@
-"""The lint rule for tools that expect an authenticated caller while none is configured (TD415).
+"""The lint rule for tools (and resources) that expect an authenticated caller while none is
+configured (TD415).
 
 ``auth: {scopes}`` and ``from_auth:`` only mean something when calls carry
 a verified identity: ``tooldeck serve`` with authentication on, or an
@@ -24,8 +25,9 @@ _FIX = 'set [tool.tooldeck.serve] auth (e.g. auth = "jwt") or pass auth= where t
 
 @rule("TD415", "auth-without-authentication", Severity.WARNING)
 def _auth_without_authentication(ctx: LintContext) -> Iterator[Diagnostic]:
-    """A tool declares ``auth: {scopes}`` or a ``from_auth:`` parameter while the project's
-    serve settings leave authentication off (``[tool.tooldeck.serve] auth`` absent or ``none``).
+    """A tool or resource declares ``auth: {scopes}``, or a tool a ``from_auth:`` parameter,
+    while the project's serve settings leave authentication off
+    (``[tool.tooldeck.serve] auth`` absent or ``none``).
 
     Why: scopes are checked against the caller's verified token; served without
     authentication there is no token, so every caller may call the tool. A
@@ -41,16 +43,36 @@ def _auth_without_authentication(ctx: LintContext) -> Iterator[Diagnostic]:
     seen_files: set[str] = set()
     for bundle in ctx.result.bundles.values():
         data = ctx.result.documents[bundle.file].data or {}
-        if _scopes(data) and (bundle.tools or bundle.uses) and bundle.file not in seen_files:
+        served = bundle.tools or bundle.uses or bundle.resources
+        if _scopes(data) and served and bundle.file not in seen_files:
             seen_files.add(bundle.file)
+            what = "tool" if not bundle.resources else "tool and resource"
+            what = "resource" if not (bundle.tools or bundle.uses) else what
             yield ctx.at(
                 bundle,
                 ("auth",),
                 "TD415",
-                f"every tool of bundle {bundle.name!r} declares scopes, but authentication is "
-                f"off: without it every caller may call them; {_FIX}",
+                f"every {what} of bundle {bundle.name!r} declares scopes, but authentication is "
+                f"off: without it every caller may {_verb(what)} them; {_FIX}",
                 key=True,
             )
+        resources = data.get("resources") if isinstance(data, Mapping) else None
+        for spec in bundle.resources:  # a resource's own scopes: listed and read by everyone
+            path = bundle.resource_paths[spec.key]
+            index = path[1]
+            entry = (
+                resources[index] if isinstance(resources, list) and isinstance(index, int) else None
+            )
+            if _scopes(entry):
+                yield ctx.at(
+                    bundle,
+                    (*path, "auth"),
+                    "TD415",
+                    f"resource {spec.key!r} declares scopes, but authentication is off: "
+                    f"without it every client may read it; {_FIX}",
+                    spec.name,
+                    key=True,
+                )
         entries = data.get("tools") if isinstance(data, Mapping) else None
         for use in bundle.uses:  # an attached server's tool, scoped like a tool of our own
             path = bundle.tool_paths[use.name]
@@ -97,6 +119,10 @@ def _auth_without_authentication(ctx: LintContext) -> Iterator[Diagnostic]:
                 spec.name,
                 key=True,
             )
+
+
+def _verb(what: str) -> str:
+    return {"tool": "call", "resource": "read"}.get(what, "call or read")
 
 
 def _scopes(owner: Any) -> bool:

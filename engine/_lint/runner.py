@@ -20,6 +20,7 @@ from ..manifest._manifests import LoadResult
 from . import (
     attached,  # noqa: F401  (registers the MCP rules, TD412-TD414)
     auth,  # noqa: F401  (registers the authentication rule, TD415)
+    resources,  # noqa: F401  (registers the file resource rules, TD416-TD417)
 )
 from .rules import (
     RULE_BY_CODE,

@@ -217,7 +217,7 @@ def refuse_broken(loaded: Loaded, args: argparse.Namespace) -> None:
 
     With ``--allow-errors`` the errors are printed and the command goes on
     with what loaded. "Empty" means no tool, no prompt and no MCP server
-    that could bring tools (an attached server's tools arrive later).
+    that could bring tools (an attached server's tools arrive later), and no resource.
     """
     failed = report_errors(loaded)
     if getattr(args, "allow_errors", False):
@@ -232,7 +232,14 @@ def refuse_broken(loaded: Loaded, args: argparse.Namespace) -> None:
             "them, or pass --allow-errors to start with what loaded"
         )
     registry = loaded.registry
-    if not (len(registry) or registry.prompts() or registry.mcp_servers() or registry.web_search()):
+    if not (
+        len(registry)
+        or registry.prompts()
+        or registry.resources()
+        or registry.resource_templates()
+        or registry.mcp_servers()
+        or registry.web_search()
+    ):
         inactive = [
             f"bundle {bundle.name} is not active: {bundle.inactive_reason}"
             for bundle in loaded.result.bundles.values()

@@ -39,6 +39,9 @@ tools:
         type: string
         required: true
         description: Who to greet, e.g. Ada
+# Data an MCP client reads by URI (tooldeck serve), such as a file of the project:
+# resources:
+#   - {{uri: "docs://readme", name: readme, description: The README., file: README.md}}
 """
 
 HANDLERS = '''\

@@ -1,4 +1,4 @@
-"""``tooldeck list``: every tool, prompt, MCP server and web search, as text or JSON.
+"""``tooldeck list``: every tool, prompt, resource, MCP server and web search, as text or JSON.
 
 Connects to ``via: client`` MCP servers first (``--offline`` does not), so
 their tools are listed with the local ones and each server says how it is
@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     import argparse
     from typing import Any
 
-    from .._model import McpServerSpec
+    from .._model import McpServerSpec, ResourceSpec
     from .._registry import ToolRegistry
     from ..mcp._attaching import McpAttachment
     from ._common import Resolved
@@ -123,6 +123,8 @@ def _listing(
         "tools": rows,
         "unattached_uses": uses,
         "prompts": prompts,
+        "resources": [_resource_row(spec) for spec in registry.resources()],
+        "resource_templates": [_resource_row(spec) for spec in registry.resource_templates()],
         "mcp_servers": servers,
         "web_search": None
         if search is None
@@ -211,6 +213,33 @@ def _tool_row(registry: ToolRegistry, spec: Any, tokens: int) -> dict[str, Any]:
     }
 
 
+def _resource_row(spec: ResourceSpec) -> dict[str, Any]:
+    """A resource or template as ``list`` shows it: what a client reads, and where it comes from."""
+    mime_type = spec.mime_type
+    if mime_type is None and spec.file is not None:  # as the reader guesses it
+        import mimetypes
+
+        mime_type = mimetypes.guess_type(spec.file)[0] or "application/octet-stream"
+    handler = spec.handler
+    return {
+        "uri": spec.uri,
+        "uri_template": spec.uri_template,
+        "name": spec.name,
+        "title": spec.title,
+        "description": spec.description,
+        "mime_type": mime_type,
+        "file": spec.file,
+        "handler": None
+        if handler is None
+        else f"{getattr(handler, '__module__', '?')}:{getattr(handler, '__qualname__', '?')}",
+        "params": [p.name for p in spec.params],
+        "bundle": spec.bundle,
+        "tags": list(spec.tags),
+        "scopes": list(spec.scopes),
+        "source": _source(spec.origin),
+    }
+
+
 def _source(origin: Any) -> str | None:
     return None if origin is None else str(origin)
 
@@ -279,6 +308,18 @@ def _lines(listing: dict[str, Any]) -> list[str]:
         lines.append(
             f"prompt {prompt['name']} ({prompt['role']})  {_first_line(prompt['description'])}"
         )
+    for kind, key in (("resource", "resources"), ("resource template", "resource_templates")):
+        for resource in listing[key]:
+            served = f"file {resource['file']}" if resource["file"] else resource["handler"]
+            where = f"  {resource['source']}" if resource["source"] else ""
+            lines.append(
+                f"{kind} {resource['uri'] or resource['uri_template']}  {resource['name']}  "
+                f"[{resource['bundle'] or '-'}]  {resource['mime_type'] or '-'}  {served}{where}"
+            )
+            if resource["description"]:
+                lines.append(f"    {_first_line(resource['description'])}")
+            if resource["scopes"]:
+                lines.append(f"    needs scopes: {', '.join(resource['scopes'])}")
     for use in listing["unattached_uses"]:
         where = f"  {use['source']}" if use["source"] else ""
         lines.append(f"{use['name']}  (use: {use['use']}; not attached){where}")

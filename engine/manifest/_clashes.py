@@ -14,7 +14,7 @@ from .._diagnostics import Diagnostic
 from .._entries import KIND_LABELS
 from .._errors import DuplicateToolError
 from .._yaml import YamlDocument, read_yaml
-from ._build import Bundle
+from ._build import Bundle, key_path
 from ._loader import GROUP_PREFIX
 
 __all__ = ["code_clash", "cross_file_clashes", "declared_names"]
@@ -22,7 +22,8 @@ __all__ = ["code_clash", "cross_file_clashes", "declared_names"]
 Updates = Mapping[str, tuple[Bundle | None, YamlDocument | None]]
 _LABELS: Mapping[str, str] = {str(kind): label for kind, label in KIND_LABELS.items()}
 NameKey = tuple[str, str]
-"""(kind, name): the same name may be a tool in one file and a prompt in another."""
+"""(kind, name): the same name may be a tool in one file and a prompt in another; a
+resource's name here is its URI (or template), which is what the registry keys it by."""
 
 
 def declared_names(bundle: Bundle) -> list[tuple[NameKey, tuple[str | int, ...]]]:
@@ -35,6 +36,8 @@ def declared_names(bundle: Bundle) -> list[tuple[NameKey, tuple[str | int, ...]]
     ):
         for name, path in paths.items():
             out.append(((kind, name), (*path, "name")))
+    for key in bundle.resource_paths:  # a resource is known by its URI (or template)
+        out.append((("resource", key), key_path(bundle, key)))
     if bundle.web_search is not None:
         out.append((("web search", "web_search"), ("web_search",)))
     return out

@@ -9,8 +9,8 @@ in a :class:`Secrets` set, and everything tooldeck prints (``list``,
 ``export``, diagnostics, call results, logs) passes through
 :meth:`Secrets.redact`, which shows ``***`` instead.
 
-An identifier (a tool, prompt, parameter or server name, a type, a format, a
-handler reference ...: see :data:`IDENTIFIER_FIELDS`) must not come from the
+An identifier (a tool, prompt, resource, parameter or server name, a resource URI,
+a type, a format, a handler reference ...: see :data:`IDENTIFIER_FIELDS`) must not come from the
 environment: it is printed, quoted, compared, suggested ("did you mean") and
 rewritten (provider-safe aliases) in too many places to redact reliably, and
 a renamed or cut-off secret no longer looks like the secret. Such a
@@ -43,7 +43,7 @@ REFERENCE = re.compile(r"\$\$\{|\$\{([A-Za-z_][A-Za-z0-9_]*):([^}]*)\}")
 Problem = tuple[tuple[str | int, ...], str, str]
 """(path, code, message) for one unresolvable reference."""
 
-_PARAM = r"(?:tools|prompts)\[\]\.params\[\](?:\.properties\[\]|\.items)*"
+_PARAM = r"(?:tools|prompts|resources)\[\]\.params\[\](?:\.properties\[\]|\.items)*"
 """A parameter, a nested field (``properties``) or an element description (``items``)."""
 _OPTIONS = r"(?:tools\[\]|defaults)"
 """Where tool options live: on a tool, or in the file's ``defaults``."""
@@ -53,7 +53,11 @@ IDENTIFIER_FIELDS: tuple[tuple[str, str], ...] = (
     (r"supported_for\[\]", "an application class in supported_for"),
     (r"tools\[\]\.name", "a tool name"),
     (r"prompts\[\]\.name", "a prompt name"),
-    (r"(?:tools|prompts)\[\]\.handler", "a handler reference"),
+    (r"(?:tools|prompts|resources)\[\]\.handler", "a handler reference"),
+    (r"resources\[\]\.name", "a resource name"),
+    (r"resources\[\]\.(?:uri|uri_template)", "a resource URI"),
+    (r"resources\[\]\.file", "a resource file"),
+    (r"resources\[\]\.mime_type", "a resource mime type"),
     (r"prompts\[\]\.role", "a prompt role"),
     (rf"{_PARAM}\.name", "a parameter name"),
     (rf"{_PARAM}\.(?:type|type\[\]|items)", "a parameter type"),

@@ -237,12 +237,19 @@ class LiveManifests:
         for file in event.kept:
             log.warning("kept the last good version of %s", file)
         for file, change in event.changes.items():
+            resources = (
+                f", +{len(change.resources_added)} ~{len(change.resources_changed)} "
+                f"-{len(change.resources_removed)} resources"
+                if change.resources_list_changed
+                else ""
+            )
             log.info(
-                "reloaded %s: +%d ~%d -%d tools",
+                "reloaded %s: +%d ~%d -%d tools%s",
                 file,
                 len(change.added),
                 len(change.changed),
                 len(change.removed),
+                resources,
             )
         for callback in list(self._subscribers):
             try:
@@ -388,15 +395,18 @@ class LiveManifests:
         bundle = self._good.get(file)
         path: tuple[str | int, ...] = ()
         if bundle is not None:
-            for spec in bundle.tools:
-                if getattr(spec.handler, "__module__", None) == module_name:
-                    path = (*bundle.tool_paths[spec.name], "handler")
-                    break
+            users: list[tuple[Any, tuple[str | int, ...]]]
+            users = [(s.handler, bundle.tool_paths[s.name]) for s in bundle.tools]
+            users += [(r.handler, bundle.resource_paths[r.key]) for r in bundle.resources]
+            path = next(
+                ((*p, "handler") for h, p in users if getattr(h, "__module__", 0) == module_name),
+                (),
+            )
         doc = read_yaml(file)
         return Diagnostic(
             code="TD311",
             message=f"cannot re-import handler module {module_name!r}: {problem}; "
-            "the tools using it keep their previous version",
+            "the tools and resources using it keep their previous version",
             location=doc.locate(path) if doc.root is not None else None,
         )
 
@@ -468,7 +478,7 @@ class LiveManifests:
     def _index_modules(self) -> None:
         modules: dict[str, set[str]] = {}
         for file, bundle in self._good.items():
-            for spec in (*bundle.tools, *bundle.prompts):
+            for spec in (*bundle.tools, *bundle.prompts, *bundle.resources):
                 handler = getattr(spec, "handler", None)
                 module = getattr(handler, "__module__", None)
                 if module:
@@ -485,4 +495,5 @@ def _content(bundle: Bundle | None) -> GroupContent:
         tuple(bundle.servers),
         bundle.web_search,
         tuple(bundle.uses),
+        resources=tuple(bundle.prepared_resources.get(s.key, s) for s in bundle.resources),
     )

@@ -404,6 +404,17 @@ IDENTIFIERS = {
     "prompt handler": f"prompts:\n  - {{name: p, handler: 'tooldeck.handlers.files:{REF}'}}\n",
     "prompt role": f"prompts:\n  - {{name: p, template: hi, role: '{REF}'}}\n",
     "prompt param name": f"prompts:\n  - {{name: p, template: hi, params: [{{name: '{REF}'}}]}}\n",
+    "resource name": f"resources:\n  - {{name: '{REF}', uri: 'docs://a', file: a.md}}\n",
+    "resource uri": f"resources:\n  - {{name: r, uri: 'docs://{REF}', file: a.md}}\n",
+    "resource template": f"resources:\n  - {{name: r, uri_template: 'docs://{REF}/{{p}}', "
+    "handler: tooldeck.handlers.files:read_file}\n",
+    "resource file": f"resources:\n  - {{name: r, uri: 'docs://a', file: '{REF}.md'}}\n",
+    "resource mime type": f"resources:\n  - {{name: r, uri: 'docs://a', file: a.md, "
+    f"mime_type: 'text/{REF}'}}\n",
+    "resource handler": f"resources:\n  - {{name: r, uri: 'docs://a', "
+    f"handler: 'tooldeck.handlers.files:{REF}'}}\n",
+    "resource param name": f"resources:\n  - {{name: r, uri_template: 'docs://{{p}}', "
+    f"handler: tooldeck.handlers.files:read_file, params: [{{name: '{REF}'}}]}}\n",
     "web search type": f"web_search: {{type: '{REF}'}}\n",
     "mcp server name": f"mcp_servers:\n  - {{name: '{REF}', url: 'https://a.example/mcp'}}\n",
     "mcp via": SERVER + f"via: '{REF}'}}\n",

@@ -51,6 +51,7 @@ DEFS_NAMES = {
     "Param",
     "ParamItems",
     "Prompt",
+    "Resource",
     "WebSearch",
     "McpServer",
     "ResultShaping",
@@ -312,7 +313,7 @@ def test_invalid_fixture_fails_with_expected_keyword(path: Path) -> None:
 
 
 def test_full_fixture_uses_every_field() -> None:
-    """full.yaml exercises every top-level key and every Tool/Param/Prompt/McpServer field."""
+    """full.yaml uses every top-level key and every Tool/Param/Prompt/Resource/McpServer field."""
     manifest = load_fixture(FIXTURES / "valid" / "full.yaml")
     defs = SCHEMA["$defs"]
     assert set(manifest) == set(SCHEMA["properties"])
@@ -328,11 +329,12 @@ def test_full_fixture_uses_every_field() -> None:
         "Tool": {key for tool in manifest["tools"] for key in tool},
         "Param": {
             key
-            for owner in [*manifest["tools"], *manifest["prompts"]]
+            for owner in [*manifest["tools"], *manifest["prompts"], *manifest["resources"]]
             for param in params_of(owner.get("params", []))
             for key in param
         },
         "Prompt": {key for prompt in manifest["prompts"] for key in prompt},
+        "Resource": {key for resource in manifest["resources"] for key in resource},
         "McpServer": {key for server in manifest["mcp_servers"] for key in server},
         "ToolOptions": set(manifest["defaults"]),
         "WebSearch": set(manifest["web_search"]),
@@ -492,6 +494,10 @@ def test_fast_check_agrees_with_jsonschema_on_mutated_manifests() -> None:
         ({"uniqueItems": True}, [[1, 1.0], [1, True], [[1], [1]], [{"a": 1}, {"a": 1}], [1, 2]]),
         ({"propertyNames": {"pattern": "^[a-z]+$"}}, [{"ab": 1}, {"Ab": 1}, {}, "Ab", ["Ab"]]),
         ({"oneOf": [{"type": "number"}, {"type": "integer"}]}, [1, 1.5, "x"]),
+        (
+            {"allOf": [{"oneOf": [{"required": ["a"]}, {"required": ["b"]}]}, {"required": ["c"]}]},
+            [{"a": 1, "c": 1}, {"a": 1, "b": 1, "c": 1}, {"a": 1}, {"c": 1}, "x", []],
+        ),
         ({"additionalProperties": False, "properties": {"a": True}}, [{"a": 1}, {"b": 1}, []]),
         ({"not": {"type": "string"}}, ["x", 1, None]),  # outside the subset: jsonschema checks it
         ({"maxProperties": 1}, [{}, {"a": 1}, {"a": 1, "b": 2}]),

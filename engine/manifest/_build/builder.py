@@ -1,4 +1,4 @@
-"""A validated manifest document -> ToolSpec / PromptSpec / McpServerSpec / WebSearchSpec.
+"""A validated manifest document -> ToolSpec / PromptSpec / ResourceSpec / McpServerSpec / ...
 
 This is the only place YAML meets the data model, and it builds nothing the
 programmatic API could not: every entry becomes the same ParamDescriptor and
@@ -28,6 +28,7 @@ from ..._model import (
     McpServerSpec,
     McpToolUse,
     PromptSpec,
+    ResourceSpec,
     ResultSpec,
     RetrySpec,
     ToolSpec,
@@ -36,8 +37,10 @@ from ..._model import (
 from ..._params import ParamDescriptor
 from ..._prepare import prepare_tool
 from ..._prompts import PreparedPrompt, prepare_prompt
+from ..._resourceread import PreparedResource
 from ..._yaml import YamlDocument
 from .params import param_entry
+from .resources import build_resource
 from .use import build_use
 from .._resolve import (
     STATIC_NOTES,
@@ -81,6 +84,9 @@ class Bundle:
     tool_paths: dict[str, Path_] = field(default_factory=dict)
     prompts: list[PromptSpec] = field(default_factory=list)
     prompt_paths: dict[str, Path_] = field(default_factory=dict)
+    resources: list[ResourceSpec] = field(default_factory=list)
+    resource_paths: dict[str, Path_] = field(default_factory=dict)
+    """Each good resource's entry, by its key (the URI, or the template)."""
     servers: list[McpServerSpec] = field(default_factory=list)
     server_paths: dict[str, Path_] = field(default_factory=dict)
     uses: list[McpToolUse] = field(default_factory=list)
@@ -90,6 +96,7 @@ class Bundle:
     prepared_tools: dict[str, PreparedTool] = field(default_factory=dict, repr=False)
     """Each good tool compiled once, by name: what the registry stores."""
     prepared_prompts: dict[str, PreparedPrompt] = field(default_factory=dict, repr=False)
+    prepared_resources: dict[str, PreparedResource] = field(default_factory=dict, repr=False)
     handlers: dict[str, Callable[..., Any]] = field(default_factory=dict, repr=False)
     """Handler references resolved while building, also for tools that then failed."""
 
@@ -123,6 +130,8 @@ def build_bundle(
         builder.tool(entry, ("tools", index), defaults)
     for index, entry in enumerate(data.get("prompts", [])):
         builder.prompt(entry, ("prompts", index))
+    for index, entry in enumerate(data.get("resources", [])):
+        build_resource(builder, entry, ("resources", index))
     for index, entry in enumerate(data.get("mcp_servers", [])):
         builder.server(entry, ("mcp_servers", index))
     if "web_search" in data:
@@ -166,7 +175,7 @@ class _Builder:
         self.resolver = resolver
         self.bundle: Bundle
         self.scopes: tuple[str, ...] = ()
-        """The file's ``auth: {scopes}``: added to every tool's own."""
+        """The file's ``auth: {scopes}``: added to every tool's and resource's own."""
         self._reported: set[tuple[str, SourceLocation]] = set()
         self._handlers: dict[str, Callable[..., Any]] = {}
         """Handler references resolved in this file: tools often share a handler."""

@@ -91,10 +91,10 @@ _NUMBER_FAILS = {  # jsonschema's own comparisons: a value fails when this holds
     "exclusiveMinimum": "v <= {}",
     "exclusiveMaximum": "v >= {}",
 }
-_BRANCHES = ("anyOf", "oneOf")
+_BRANCHES = ("allOf", "anyOf", "oneOf")
 _SIZES = ("minItems", "maxItems", "minLength", "maxLength", "minProperties")
 _KNOWN = frozenset(
-    {"$ref", "type", "const", "enum", "anyOf", "oneOf", "additionalItems"}
+    {"$ref", "type", "const", "enum", "allOf", "anyOf", "oneOf", "additionalItems"}
     | _OBJECT_KEYWORDS
     | _ARRAY_KEYWORDS
     | _STRING_KEYWORDS
@@ -269,8 +269,10 @@ class _Compiler:
                 allowed = self.constant(frozenset(options))
                 return [f"if not (isinstance(v, str) and v in {allowed}): return False"]
             return [f"if not _enum(v, {self.constant(options)}): return False"]
-        if keyword in ("anyOf", "oneOf"):
+        if keyword in _BRANCHES:
             calls = [f"{self.function(branch)}(v)" for branch in value]
+            if keyword == "allOf":
+                return [f"if not ({' and '.join(calls) or 'True'}): return False"]
             if keyword == "anyOf":
                 return [f"if not ({' or '.join(calls) or 'False'}): return False"]
             return [f"if ({' + '.join(calls) or '0'}) != 1: return False"]
