@@ -19,7 +19,7 @@ from typing import Any, Literal
 
 from ._binding import PreparedTool
 from ._errors import DuplicateToolError, RegistrationError
-from ._model import McpServerSpec, McpToolUse, PromptSpec, ToolSpec, WebSearchSpec
+from ._model import McpPromptUse, McpServerSpec, McpToolUse, PromptSpec, ToolSpec, WebSearchSpec
 from ._names import provider_names
 from ._prompts import PreparedPrompt
 
@@ -43,8 +43,8 @@ __all__ = [
 DuplicatePolicy = Literal["error", "replace", "warn"]
 """What adding a name that is already registered does: raise, replace, or keep the first."""
 
-Kind = Literal["tool", "prompt", "mcp_server", "web_search", "tool_use"]
-KINDS: tuple[Kind, ...] = ("tool", "prompt", "mcp_server", "web_search", "tool_use")
+Kind = Literal["tool", "prompt", "mcp_server", "web_search", "tool_use", "prompt_use"]
+KINDS: tuple[Kind, ...] = ("tool", "prompt", "mcp_server", "web_search", "tool_use", "prompt_use")
 
 WEB_SEARCH = "web_search"
 """The one name in the web-search table: a registry has at most one hosted search."""
@@ -55,6 +55,7 @@ KIND_LABELS: Mapping[Kind, str] = {
     "mcp_server": "MCP server",
     "web_search": "web search",
     "tool_use": "MCP tool use",
+    "prompt_use": "MCP prompt use",
 }
 
 
@@ -62,13 +63,15 @@ KIND_LABELS: Mapping[Kind, str] = {
 class Entry:
     """One registered thing and the group that declared it (None: code)."""
 
-    value: PreparedTool | PreparedPrompt | McpServerSpec | WebSearchSpec | McpToolUse
+    value: PreparedTool | PreparedPrompt | McpServerSpec | WebSearchSpec | McpToolUse | McpPromptUse
     group: str | None
     yields: bool = False
     """Whether it gives its name up to any other declaration of it (see ``GroupContent.yields``)."""
 
     @property
-    def spec(self) -> ToolSpec | PromptSpec | McpServerSpec | WebSearchSpec | McpToolUse:
+    def spec(
+        self,
+    ) -> ToolSpec | PromptSpec | McpServerSpec | WebSearchSpec | McpToolUse | McpPromptUse:
         value = self.value
         return value.spec if isinstance(value, PreparedTool | PreparedPrompt) else value
 
@@ -137,6 +140,9 @@ class RegistryChange:
     uses_added: tuple[str, ...] = ()
     uses_removed: tuple[str, ...] = ()
     uses_changed: tuple[str, ...] = ()
+    prompt_uses_added: tuple[str, ...] = ()
+    prompt_uses_removed: tuple[str, ...] = ()
+    prompt_uses_changed: tuple[str, ...] = ()
 
     def __bool__(self) -> bool:
         return any(getattr(self, f.name) for f in fields(self))
@@ -168,6 +174,10 @@ class RegistryChange:
             return cls(servers_added=added, servers_removed=removed, servers_changed=changed)
         if kind == "tool_use":
             return cls(uses_added=added, uses_removed=removed, uses_changed=changed)
+        if kind == "prompt_use":
+            return cls(
+                prompt_uses_added=added, prompt_uses_removed=removed, prompt_uses_changed=changed
+            )
         return cls(added=added, removed=removed, changed=changed)
 
     def __or__(self, other: RegistryChange) -> RegistryChange:
@@ -196,6 +206,8 @@ class GroupContent:
     web_search: WebSearchSpec | None = None
     uses: tuple[McpToolUse, ...] = ()
     """Tools implemented by attached MCP servers' tools, completed when they are listed."""
+    prompt_uses: tuple[McpPromptUse, ...] = ()
+    """Prompts implemented by attached MCP servers' prompts (``use: SERVER/PROMPT``)."""
     yields: bool = False
     """Its entries give way: a name another group or code declares later takes the entry's
     place in the same swap, instead of being refused. An attached server's tools yield, so a
@@ -264,6 +276,7 @@ def stage(
     web_search: WebSearchSpec | None,
     *,
     uses: Iterable[McpToolUse] = (),
+    prompt_uses: Iterable[McpPromptUse] = (),
     yields: bool = False,
 ) -> StagedGroup:
     """One group's prepared content as entry tables; a name declared twice raises.
@@ -277,6 +290,7 @@ def stage(
         ("prompt", prompts),
         ("mcp_server", servers),
         ("tool_use", uses),
+        ("prompt_use", prompt_uses),
     ):
         table = tables[kind]  # type: ignore[index]
         for value in values:
@@ -293,6 +307,14 @@ def stage(
                 raise DuplicateToolError(
                     f"tool {name!r} is declared twice (once with use:)",
                     kind="tool",
+                    name=name,
+                    group=group,
+                    owner=group,
+                )
+            if kind == "prompt_use" and name in tables["prompt"]:
+                raise DuplicateToolError(
+                    f"prompt {name!r} is declared twice (once with use:)",
+                    kind="prompt",
                     name=name,
                     group=group,
                     owner=group,

@@ -19,7 +19,6 @@ from __future__ import annotations
 import threading
 import warnings
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import replace
 from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, cast, overload
@@ -43,7 +42,6 @@ from ._entries import (
     with_entry,
     without_entry,
 )
-from ._errors import ToolCallError
 from ._lastreload import ReloadStatus, ReloadStatusSource
 from ._log import get_logger
 from ._model import (
@@ -56,7 +54,8 @@ from ._model import (
 from ._names import is_provider_safe, safe_name
 from ._portal import LoopPortal, running_loop
 from ._prepare import prepare_tool
-from ._prompts import PreparedPrompt, PromptMessage, prepare_prompt
+from ._promptaccess import PromptAccess
+from ._prompts import PreparedPrompt, prepare_prompt
 from ._secrets import Secrets
 from ._shortcuts import RegistrationShortcuts, SpecT
 from ._sources import SourceHolder, Sources
@@ -71,7 +70,7 @@ if TYPE_CHECKING:
 log = get_logger("tooldeck.registry")
 
 
-class ToolRegistry(RegistrationShortcuts, SourceHolder, CallDispatch):
+class ToolRegistry(RegistrationShortcuts, PromptAccess, SourceHolder, CallDispatch):
     """Holds tools and prompts, and calls tools with validated arguments.
 
     Args:
@@ -334,14 +333,6 @@ class ToolRegistry(RegistrationShortcuts, SourceHolder, CallDispatch):
             await self._sources.arefresh()
         return tuple(t.spec for t in self._snapshot.tools.values())
 
-    def get_prompt(self, name: str) -> PromptSpec | None:
-        entry = self._snapshot.table("prompt").get(name)
-        return cast(PromptSpec, entry.spec) if entry is not None else None
-
-    def prompts(self) -> tuple[PromptSpec, ...]:
-        """Every prompt, in registration order."""
-        return tuple(cast(PromptSpec, e.spec) for e in self._snapshot.table("prompt").values())
-
     def web_search(self) -> WebSearchSpec | None:
         """The configured hosted web search, if any."""
         entry = self._snapshot.table("web_search").get(WEB_SEARCH)
@@ -413,22 +404,6 @@ class ToolRegistry(RegistrationShortcuts, SourceHolder, CallDispatch):
                 self._policy.after.append(after)
             self._fast = not self._policy.active
 
-    def render_prompt(self, name: str, arguments: Any = None) -> PromptMessage:
-        """Render a prompt's text for its role; raises ToolCallError on bad arguments."""
-        entry = self._snapshot.table("prompt").get(name)
-        if entry is None:
-            raise ToolCallError("unknown_tool", f"prompt {name!r} does not exist", tool_name=name)
-        prompt = cast(PreparedPrompt, entry.value)
-        if not self.secrets:
-            return prompt.render(arguments, self._env)
-        try:
-            message = prompt.render(arguments, self._env)
-        except ToolCallError as exc:
-            raise ToolCallError(
-                exc.kind, self.secrets.redact(exc.message), tool_name=exc.tool_name
-            ) from None
-        return replace(message, text=self.secrets.redact(message.text))
-
     def close(self) -> None:
         """Shut down the worker threads this registry created."""
         self._policy.pool.shutdown()
@@ -495,5 +470,6 @@ def _stage(group: str, content: GroupContent) -> StagedGroup:
         content.servers,
         content.web_search,
         uses=content.uses,
+        prompt_uses=content.prompt_uses,
         yields=content.yields,
     )

@@ -25,10 +25,11 @@ from typing import TYPE_CHECKING, Any
 
 from ..._entries import GroupContent, RegistryChange
 from ..._errors import DuplicateToolError
-from ..._model import McpServerSpec, McpToolUse
+from ..._model import McpPromptUse, McpServerSpec, McpToolUse
 from ..._reshape import Forward
 from ..._shadowing import Names, assign_names
 from .listing import ServerTools, server_tools
+from .prompts import PromptNames, ServerPrompts, assign_prompt_names, server_prompts
 
 if TYPE_CHECKING:
     from ..._registry import ToolRegistry
@@ -69,16 +70,22 @@ def publish(
     raw_handler: Callable[[ServerState, str], Callable[..., Any]],
     use_handler: Callable[[ServerState, str, str, Forward, float | None], Callable[..., Any]],
     timeout_of: Callable[[McpServerSpec], float | None],
+    prompt_uses: Iterable[McpPromptUse] = (),
+    renderer: Callable[[ServerState, str, str], Callable[..., Any]] | None = None,
     gone: Iterable[str] = (),
 ) -> dict[str, RegistryChange]:
     """Publish every server's group as the rule says; each server's change, by server name.
+
+    Its prompts go in the same group, named by the same rule in the prompt
+    namespace (:mod:`tooldeck.mcp._attaching.prompts`); ``renderer(state, name,
+    remote)`` gives each its renderer.
 
     ``gone``: groups of servers no longer attached, emptied in the same swap.
     Never raises: a name registered by someone else between the rule and
     the swap is seen by the next attempt; after the last, each group is
     tried alone and one that still clashes is emptied with the reason.
     """
-    uses = tuple(uses)
+    uses, prompt_uses = tuple(uses), tuple(prompt_uses)
     groups = {state.group for state in states.values()}
     emptied = {group: GroupContent() for group in gone if group not in groups}
     for attempt in range(1, _ATTEMPTS + 1):
@@ -88,10 +95,14 @@ def publish(
             for name, state in states.items()
         }
         built = {name: tools for name, (tools, _) in made.items()}
+        prompts = _prompts(registry, states, prompt_uses, renderer)
         updates = {
-            states[name].group: GroupContent(tools=tuple(b.prepared), yields=True)
+            states[name].group: GroupContent(
+                tools=tuple(b.prepared), prompts=tuple(prompts[name].prepared), yields=True
+            )
             for name, b in built.items()
             if not _published(registry, states[name].built, b)
+            or not _prompts_published(registry, states[name].prompts, prompts[name])
         }
         try:
             changes = registry.replace_groups({**updates, **emptied}) if updates or emptied else {}
@@ -100,8 +111,71 @@ def publish(
             continue
         for name, (tools, inputs) in made.items():
             states[name].built, states[name].inputs = tools, inputs
+            states[name].prompts = prompts[name]
         return {name: changes.get(state.group, RegistryChange()) for name, state in states.items()}
-    return _one_by_one(registry, states, built, emptied)
+    return _one_by_one(registry, states, built, prompts, emptied)
+
+
+class _PromptsHeldOutside:
+    """The prompt names held outside the servers' groups: a prompt the servers did not publish."""
+
+    def __init__(self, registry: ToolRegistry, states: Mapping[str, ServerState]) -> None:
+        self._registry = registry
+        self._ours = {
+            id(p.spec): p.spec for state in states.values() for p in state.prompts.prepared
+        }
+
+    def __contains__(self, name: object) -> bool:
+        if not isinstance(name, str):
+            return False
+        spec = self._registry.get_prompt(name)
+        return spec is not None and self._ours.get(id(spec)) is not spec
+
+
+def _prompts(
+    registry: ToolRegistry,
+    states: Mapping[str, ServerState],
+    uses: tuple[McpPromptUse, ...],
+    renderer: Callable[[ServerState, str, str], Callable[..., Any]] | None,
+) -> dict[str, ServerPrompts]:
+    """Every server's prompts, named by the rule (see :mod:`.prompts`)."""
+    if renderer is None:
+        return {name: ServerPrompts() for name in states}
+    listed = {
+        name: [prompt.name for prompt in state.remote_prompts]
+        for name, state in states.items()
+        if state.remote_prompts is not None
+    }
+    specs = [state.spec for state in states.values()]
+    names: PromptNames = assign_prompt_names(
+        specs, listed, uses, _PromptsHeldOutside(registry, states)
+    )
+    return {
+        name: server_prompts(
+            state.spec,
+            state.remote_prompts,
+            names,
+            _bound(renderer, state),
+            state.prompts.compiled,
+        )
+        for name, state in states.items()
+    }
+
+
+def _bound(
+    renderer: Callable[[ServerState, str, str], Callable[..., Any]], state: ServerState
+) -> Callable[[str, str], Callable[..., Any]]:
+    return lambda registered, remote: renderer(state, registered, remote)
+
+
+def _prompts_published(registry: ToolRegistry, before: ServerPrompts, now: ServerPrompts) -> bool:
+    """Whether the registry holds exactly ``now``'s prompts (the same compiled objects)."""
+    if len(before.prepared) != len(now.prepared):
+        return False
+    return all(
+        a is b and registry.get_prompt(b.name) is b.spec
+        for a, b in zip(before.prepared, now.prepared, strict=True)
+    )
 
 
 def _names(
@@ -110,8 +184,8 @@ def _names(
     uses: tuple[McpToolUse, ...],
     groups: Collection[str],
 ) -> Names:
-    listed = {
-        name: [tool.name for tool in state.remote]
+    listed = {  # (tools its tool_filter rejected register only through use: entries)
+        name: [tool.name for tool in state.remote if tool.name not in state.rejected]
         for name, state in states.items()
         if state.remote is not None
     }
@@ -140,6 +214,7 @@ def _build(
         ),
         timeout=timeout_of(state.spec),
         compiled=state.built.compiled,
+        rejected=state.rejected,
     )
     return built, inputs
 
@@ -149,6 +224,7 @@ def _inputs(state: ServerState, names: Names) -> tuple[Any, ...]:
     server = state.spec.name
     return (
         state.remote,
+        state.rejected,
         dict(names.raw.get(server, {})),
         names.uses.get(server, ()),
         names.shadowed_of(server),
@@ -178,6 +254,7 @@ def _one_by_one(
     registry: ToolRegistry,
     states: Mapping[str, ServerState],
     built: Mapping[str, ServerTools],
+    prompts: Mapping[str, ServerPrompts],
     emptied: Mapping[str, GroupContent],
 ) -> dict[str, RegistryChange]:
     """The last resort: each group swapped alone; one that clashes is emptied with the reason."""
@@ -185,10 +262,12 @@ def _one_by_one(
         registry.replace_groups(dict(emptied))
     changes: dict[str, RegistryChange] = {}
     for name, state in states.items():
-        content = GroupContent(tools=tuple(built[name].prepared), yields=True)
+        content = GroupContent(
+            tools=tuple(built[name].prepared), prompts=tuple(prompts[name].prepared), yields=True
+        )
         try:
             changes[name] = registry.replace_groups({state.group: content})[state.group]
-            state.built = built[name]
+            state.built, state.prompts = built[name], prompts[name]
         except DuplicateToolError as exc:
             state.error = f"cannot register tools: {exc}"
             log.warning("MCP server %r: %s", name, state.error)
@@ -196,5 +275,6 @@ def _one_by_one(
             state.built = ServerTools(
                 shadowing=built[name].shadowing, compiled=built[name].compiled
             )
+            state.prompts = ServerPrompts(compiled=prompts[name].compiled)
             state.inputs = None
     return changes
