@@ -485,4 +485,5 @@ def _content(bundle: Bundle | None) -> GroupContent:
         tuple(bundle.servers),
         bundle.web_search,
         tuple(bundle.uses),
+        prompt_uses=tuple(bundle.prompt_uses),
     )
