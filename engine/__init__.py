@@ -42,6 +42,7 @@ if TYPE_CHECKING:  # the same names, eagerly, for type checkers and editors
         ExportError,
         ManifestError,
         RegistrationError,
+        ResourceError,
         ToolCallError,
         ToolDeckError,
         ToolFailed,
@@ -51,6 +52,7 @@ if TYPE_CHECKING:  # the same names, eagerly, for type checkers and editors
     from ._model import (
         McpServerSpec,
         PromptSpec,
+        ResourceSpec,
         ResultSpec,
         RetrySpec,
         ToolSpec,
@@ -61,6 +63,7 @@ if TYPE_CHECKING:  # the same names, eagerly, for type checkers and editors
     from ._prompts import PromptMessage
     from ._registry import ToolRegistry
     from ._reload import Watcher, watch
+    from ._resourceread import ResourceContents
     from ._schema import tool_input_schema
     from ._sources import ToolSource
     from ._subscribers import Subscriber
@@ -100,6 +103,9 @@ __all__ = [
     "RegistryChange",
     "ReloadEvent",
     "ReloadStatus",
+    "ResourceContents",
+    "ResourceError",
+    "ResourceSpec",
     "ResultSpec",
     "RetrySpec",
     "Severity",
@@ -156,6 +162,9 @@ _EXPORTS: dict[str, str] = {
     "PromptMessage": "._prompts",
     "PromptSpec": "._model",
     "RegistrationError": "._errors",
+    "ResourceContents": "._resourceread",
+    "ResourceError": "._errors",
+    "ResourceSpec": "._model",
     "RegistryChange": "._entries",
     "ReloadEvent": "._lastreload",
     "ReloadStatus": "._lastreload",

@@ -19,9 +19,18 @@ from typing import Any, Literal
 
 from ._binding import PreparedTool
 from ._errors import DuplicateToolError, RegistrationError
-from ._model import McpPromptUse, McpServerSpec, McpToolUse, PromptSpec, ToolSpec, WebSearchSpec
+from ._model import (
+    McpPromptUse,
+    McpServerSpec,
+    McpToolUse,
+    PromptSpec,
+    ResourceSpec,
+    ToolSpec,
+    WebSearchSpec,
+)
 from ._names import provider_names
 from ._prompts import PreparedPrompt
+from ._resourceread import PreparedResource
 
 __all__ = [
     "KINDS",
@@ -43,8 +52,16 @@ __all__ = [
 DuplicatePolicy = Literal["error", "replace", "warn"]
 """What adding a name that is already registered does: raise, replace, or keep the first."""
 
-Kind = Literal["tool", "prompt", "mcp_server", "web_search", "tool_use", "prompt_use"]
-KINDS: tuple[Kind, ...] = ("tool", "prompt", "mcp_server", "web_search", "tool_use", "prompt_use")
+Kind = Literal["tool", "prompt", "mcp_server", "web_search", "tool_use", "resource", "prompt_use"]
+KINDS: tuple[Kind, ...] = (
+    "tool",
+    "prompt",
+    "mcp_server",
+    "web_search",
+    "tool_use",
+    "resource",
+    "prompt_use",
+)
 
 WEB_SEARCH = "web_search"
 """The one name in the web-search table: a registry has at most one hosted search."""
@@ -55,6 +72,7 @@ KIND_LABELS: Mapping[Kind, str] = {
     "mcp_server": "MCP server",
     "web_search": "web search",
     "tool_use": "MCP tool use",
+    "resource": "resource",
     "prompt_use": "MCP prompt use",
 }
 
@@ -63,7 +81,15 @@ KIND_LABELS: Mapping[Kind, str] = {
 class Entry:
     """One registered thing and the group that declared it (None: code)."""
 
-    value: PreparedTool | PreparedPrompt | McpServerSpec | WebSearchSpec | McpToolUse | McpPromptUse
+    value: (
+        PreparedTool
+        | PreparedPrompt
+        | PreparedResource
+        | McpServerSpec
+        | WebSearchSpec
+        | McpToolUse
+        | McpPromptUse
+    )
     group: str | None
     yields: bool = False
     """Whether it gives its name up to any other declaration of it (see ``GroupContent.yields``)."""
@@ -71,9 +97,19 @@ class Entry:
     @property
     def spec(
         self,
-    ) -> ToolSpec | PromptSpec | McpServerSpec | WebSearchSpec | McpToolUse | McpPromptUse:
+    ) -> (
+        ToolSpec
+        | PromptSpec
+        | ResourceSpec
+        | McpServerSpec
+        | WebSearchSpec
+        | McpToolUse
+        | McpPromptUse
+    ):
         value = self.value
-        return value.spec if isinstance(value, PreparedTool | PreparedPrompt) else value
+        if isinstance(value, PreparedTool | PreparedPrompt | PreparedResource):
+            return value.spec
+        return value
 
 
 _NONE: Mapping[str, Any] = MappingProxyType({})
@@ -140,6 +176,14 @@ class RegistryChange:
     uses_added: tuple[str, ...] = ()
     uses_removed: tuple[str, ...] = ()
     uses_changed: tuple[str, ...] = ()
+    resources_added: tuple[str, ...] = ()
+    """Resources by URI (templates by their template)."""
+    resources_removed: tuple[str, ...] = ()
+    resources_changed: tuple[str, ...] = ()
+    resources_updated: tuple[str, ...] = ()
+    """URIs whose content changed while their declaration did not (a file edited on disk,
+    :meth:`~tooldeck.ToolRegistry.resource_updated`): MCP ``notifications/resources/updated``
+    for the clients subscribed to them."""
     prompt_uses_added: tuple[str, ...] = ()
     prompt_uses_removed: tuple[str, ...] = ()
     prompt_uses_changed: tuple[str, ...] = ()
@@ -156,6 +200,11 @@ class RegistryChange:
     def prompts_list_changed(self) -> bool:
         """Whether the prompt list is different (MCP ``prompts/list_changed``)."""
         return bool(self.prompts_added or self.prompts_removed or self.prompts_changed)
+
+    @property
+    def resources_list_changed(self) -> bool:
+        """Whether the resource or template list is different (``resources/list_changed``)."""
+        return bool(self.resources_added or self.resources_removed or self.resources_changed)
 
     @classmethod
     def of(
@@ -174,6 +223,8 @@ class RegistryChange:
             return cls(servers_added=added, servers_removed=removed, servers_changed=changed)
         if kind == "tool_use":
             return cls(uses_added=added, uses_removed=removed, uses_changed=changed)
+        if kind == "resource":
+            return cls(resources_added=added, resources_removed=removed, resources_changed=changed)
         if kind == "prompt_use":
             return cls(
                 prompt_uses_added=added, prompt_uses_removed=removed, prompt_uses_changed=changed
@@ -206,6 +257,7 @@ class GroupContent:
     web_search: WebSearchSpec | None = None
     uses: tuple[McpToolUse, ...] = ()
     """Tools implemented by attached MCP servers' tools, completed when they are listed."""
+    resources: tuple[ResourceSpec | PreparedResource, ...] = ()
     prompt_uses: tuple[McpPromptUse, ...] = ()
     """Prompts implemented by attached MCP servers' prompts (``use: SERVER/PROMPT``)."""
     yields: bool = False
@@ -276,6 +328,7 @@ def stage(
     web_search: WebSearchSpec | None,
     *,
     uses: Iterable[McpToolUse] = (),
+    resources: Iterable[PreparedResource] = (),
     prompt_uses: Iterable[McpPromptUse] = (),
     yields: bool = False,
 ) -> StagedGroup:
@@ -290,11 +343,12 @@ def stage(
         ("prompt", prompts),
         ("mcp_server", servers),
         ("tool_use", uses),
+        ("resource", resources),
         ("prompt_use", prompt_uses),
     ):
         table = tables[kind]  # type: ignore[index]
         for value in values:
-            name = value.name
+            name = value.key if isinstance(value, PreparedResource) else value.name
             if name in table:
                 raise DuplicateToolError(
                     f"{KIND_LABELS[kind]} {name!r} is declared twice",  # type: ignore[index]

@@ -16,6 +16,8 @@ unless the caller asked for ``raise_errors=True``.
      │                          carries the error kind and the tool name
      ├── ToolFailed             raised by a handler on purpose: its message and kind
      │                          reach the model unchanged
+     ├── ResourceError          a resource could not be read: unknown URI, bad
+     │                          template values, a failing handler, too large
      └── ExportError            no exporter for that provider name, or a schema that
                                 cannot be spelled for the provider (also a ValueError)
 """
@@ -35,6 +37,7 @@ __all__ = [
     "ExportError",
     "ManifestError",
     "RegistrationError",
+    "ResourceError",
     "ToolCallError",
     "ToolDeckError",
     "ToolFailed",
@@ -187,6 +190,25 @@ class ToolCallError(ToolDeckError):
         self.kind = kind
         self.message = message
         self.tool_name = tool_name
+
+
+class ResourceError(ToolDeckError):
+    """A resource could not be read; ``kind`` says why in one word, ``message`` in a sentence.
+
+    Kinds: ``unknown_resource`` (no resource or template has that URI),
+    ``invalid_arguments`` (a template's variable is not valid for its parameter),
+    ``not_permitted`` (the caller lacks a scope the resource declares), ``too_large``,
+    ``timeout``, ``execution_error`` (the handler failed, or the file cannot be read), or
+    the kind of a handler's :class:`ToolFailed`. ``tooldeck serve`` answers with the
+    message (an MCP error: ``-32002`` for an unknown resource, invalid params for bad
+    values).
+    """
+
+    def __init__(self, kind: str, message: str, *, uri: str) -> None:
+        super().__init__(f"{uri}: {message}")
+        self.kind = kind
+        self.message = message
+        self.uri = uri
 
 
 class ToolFailed(ToolDeckError):

@@ -17,11 +17,10 @@ through :class:`~tooldeck._subscribers.Subscribers`.
 from __future__ import annotations
 
 import threading
-import warnings
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, cast, overload
+from typing import TYPE_CHECKING, Any, overload
 
 from ._binding import CallEnv, PreparedTool
 from ._calling import AfterHook, ApprovalCallback, BeforeHook, CallDispatch, Policy, WorkerPool
@@ -46,8 +45,8 @@ from ._lastreload import ReloadStatus, ReloadStatusSource
 from ._log import get_logger
 from ._model import (
     McpServerSpec,
-    McpToolUse,
     PromptSpec,
+    ResourceSpec,
     ToolSpec,
     WebSearchSpec,
 )
@@ -56,6 +55,8 @@ from ._portal import LoopPortal, running_loop
 from ._prepare import prepare_tool
 from ._promptaccess import PromptAccess
 from ._prompts import PreparedPrompt, prepare_prompt
+from ._resourceapi import ResourceRegistration
+from ._resourceread import PreparedResource, prepare_resource
 from ._secrets import Secrets
 from ._shortcuts import RegistrationShortcuts, SpecT
 from ._sources import SourceHolder, Sources
@@ -70,8 +71,10 @@ if TYPE_CHECKING:
 log = get_logger("tooldeck.registry")
 
 
-class ToolRegistry(RegistrationShortcuts, PromptAccess, SourceHolder, CallDispatch):
-    """Holds tools and prompts, and calls tools with validated arguments.
+class ToolRegistry(
+    RegistrationShortcuts, PromptAccess, ResourceRegistration, SourceHolder, CallDispatch
+):
+    """Holds tools, prompts and resources, and calls tools with validated arguments.
 
     Args:
         project_dir: injected into handler parameters named ``project_dir``.
@@ -210,42 +213,38 @@ class ToolRegistry(RegistrationShortcuts, PromptAccess, SourceHolder, CallDispat
     def add(
         self, spec: Any, *, on_duplicate: DuplicatePolicy | None = None, group: str | None = None
     ) -> Any:
-        """Register a ready-made spec of any kind: tool, prompt, MCP server or web search.
+        """Register a ready-made spec of any kind: tool, prompt, resource, MCP server, web search.
 
         ``add_tool``, ``add_prompt``, ``add_mcp_server`` and ``add_web_search``
         build the spec from arguments and hand it here. A registry has one web
         search, so a second one follows ``on_duplicate`` as a tool of the same name does.
         """
-        value: PreparedTool | PreparedPrompt | McpServerSpec | WebSearchSpec
+        value: PreparedTool | PreparedPrompt | PreparedResource | McpServerSpec | WebSearchSpec
         if isinstance(spec, ToolSpec | PreparedTool):
             value = spec if isinstance(spec, PreparedTool) else prepare_tool(spec)
             kind: Kind = "tool"
         elif isinstance(spec, PromptSpec | PreparedPrompt):
             value = spec if isinstance(spec, PreparedPrompt) else prepare_prompt(spec)
             kind = "prompt"
+        elif isinstance(spec, ResourceSpec | PreparedResource):
+            value = spec if isinstance(spec, PreparedResource) else prepare_resource(spec)
+            kind = "resource"
         elif isinstance(spec, McpServerSpec):
             value, kind = spec, "mcp_server"
         elif isinstance(spec, WebSearchSpec):
             value, kind = spec, "web_search"
         else:
             raise TypeError(
-                f"add() takes a tool, prompt, MCP server or web search spec, not {spec!r}"
+                f"add() takes a tool, prompt, resource, MCP server or web search spec, not {spec!r}"
             )
-        name = WEB_SEARCH if isinstance(value, WebSearchSpec) else value.name
-        return self._put(kind, name, Entry(value, group), on_duplicate).spec
-
-    def add_mcp_server_spec(
-        self,
-        spec: McpServerSpec,
-        *,
-        on_duplicate: DuplicatePolicy | None = None,
-        group: str | None = None,
-    ) -> McpServerSpec:
-        """Deprecated alias of :meth:`add`, which takes a spec of any kind."""
-        warnings.warn(
-            "add_mcp_server_spec() is deprecated: use add(spec)", DeprecationWarning, stacklevel=2
+        name = (
+            WEB_SEARCH
+            if isinstance(value, WebSearchSpec)
+            else value.key
+            if isinstance(value, PreparedResource)
+            else value.name
         )
-        return self.add(spec, on_duplicate=on_duplicate, group=group)
+        return self._put(kind, name, Entry(value, group), on_duplicate).spec
 
     def remove_tool(self, name: str) -> bool:
         """Remove a tool (by its name or provider-safe name); returns whether it was there."""
@@ -271,6 +270,8 @@ class ToolRegistry(RegistrationShortcuts, PromptAccess, SourceHolder, CallDispat
         prompts: Iterable[PromptSpec | PreparedPrompt] = (),
         servers: Iterable[McpServerSpec] = (),
         web_search: WebSearchSpec | None = None,
+        *,
+        resources: Iterable[ResourceSpec | PreparedResource] = (),
     ) -> RegistryChange:
         """Atomically replace everything ``group`` declared with the given entries.
 
@@ -278,7 +279,9 @@ class ToolRegistry(RegistrationShortcuts, PromptAccess, SourceHolder, CallDispat
         by another group (or by code) raises :class:`DuplicateToolError`
         naming both, leaving the registry as it was.
         """
-        content = GroupContent(tuple(tools), tuple(prompts), tuple(servers), web_search)
+        content = GroupContent(
+            tuple(tools), tuple(prompts), tuple(servers), web_search, resources=tuple(resources)
+        )
         return self.replace_groups({group: content})[group]
 
     def replace_groups(self, updates: Mapping[str, GroupContent]) -> dict[str, RegistryChange]:
@@ -332,26 +335,6 @@ class ToolRegistry(RegistrationShortcuts, PromptAccess, SourceHolder, CallDispat
         if self._sources:
             await self._sources.arefresh()
         return tuple(t.spec for t in self._snapshot.tools.values())
-
-    def web_search(self) -> WebSearchSpec | None:
-        """The configured hosted web search, if any."""
-        entry = self._snapshot.table("web_search").get(WEB_SEARCH)
-        return None if entry is None else cast(WebSearchSpec, entry.spec)
-
-    def mcp_servers(self) -> tuple[McpServerSpec, ...]:
-        """Every declared MCP server, in declaration order."""
-        return tuple(
-            cast(McpServerSpec, e.spec) for e in self._snapshot.table("mcp_server").values()
-        )
-
-    def tool_uses(self) -> tuple[McpToolUse, ...]:
-        """Every ``use: SERVER/TOOL`` declaration; an attachment turns them into tools."""
-        return tuple(cast(McpToolUse, e.spec) for e in self._snapshot.table("tool_use").values())
-
-    def tool_use(self, name: str) -> McpToolUse | None:
-        """The ``use:`` declaration that reserves ``name``, if any (attached or not)."""
-        entry = self._snapshot.table("tool_use").get(name)
-        return None if entry is None else cast(McpToolUse, entry.spec)
 
     def group_of(self, name: str) -> str | None:
         """The group a tool belongs to (``None`` for tools registered in code)."""
@@ -463,6 +446,9 @@ def _stage(group: str, content: GroupContent) -> StagedGroup:
     """Prepare what is not prepared yet (outside the lock), then stage it."""
     tools = [t if isinstance(t, PreparedTool) else prepare_tool(t) for t in content.tools]
     prompts = [p if isinstance(p, PreparedPrompt) else prepare_prompt(p) for p in content.prompts]
+    resources = [
+        r if isinstance(r, PreparedResource) else prepare_resource(r) for r in content.resources
+    ]
     return stage(
         group,
         tools,
@@ -470,6 +456,7 @@ def _stage(group: str, content: GroupContent) -> StagedGroup:
         content.servers,
         content.web_search,
         uses=content.uses,
+        resources=resources,
         prompt_uses=content.prompt_uses,
         yields=content.yields,
     )

@@ -12,16 +12,18 @@ duplicate policy and notifications live.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, cast, overload
 
+from ._entries import WEB_SEARCH
 from ._errors import RegistrationError
 from ._inference import describe_handler, infer_params, snake_case
-from ._model import McpServerSpec, PromptSpec, ResultSpec, ToolSpec, WebSearchSpec
+from ._model import McpServerSpec, McpToolUse, PromptSpec, ResultSpec, ToolSpec, WebSearchSpec
 from ._params import ParamDescriptor
 
 if TYPE_CHECKING:
-    from ._entries import DuplicatePolicy
+    from ._entries import DuplicatePolicy, Snapshot
 
 __all__ = ["RegistrationShortcuts", "SpecT"]
 
@@ -42,6 +44,8 @@ class RegistrationShortcuts:
             group: str | None = None,
         ) -> SpecT:
             """Provided by the registry."""
+
+        _snapshot: Snapshot
 
     def add_tool(
         self,
@@ -193,6 +197,19 @@ class RegistrationShortcuts:
         )
         return self.add(spec, on_duplicate=on_duplicate)
 
+    def add_mcp_server_spec(
+        self,
+        spec: McpServerSpec,
+        *,
+        on_duplicate: DuplicatePolicy | None = None,
+        group: str | None = None,
+    ) -> McpServerSpec:
+        """Deprecated alias of :meth:`add`, which takes a spec of any kind."""
+        warnings.warn(
+            "add_mcp_server_spec() is deprecated: use add(spec)", DeprecationWarning, stacklevel=2
+        )
+        return self.add(spec, on_duplicate=on_duplicate, group=group)
+
     def add_mcp_server(
         self,
         name: str,
@@ -212,3 +229,24 @@ class RegistrationShortcuts:
             name=name, url=url, authorization=authorization, description=description, **options
         )
         return self.add(spec, on_duplicate=on_duplicate)
+
+    # ------------------------------------------------- hosted entries, looked up
+    def web_search(self) -> WebSearchSpec | None:
+        """The configured hosted web search, if any."""
+        entry = self._snapshot.table("web_search").get(WEB_SEARCH)
+        return None if entry is None else cast(WebSearchSpec, entry.spec)
+
+    def mcp_servers(self) -> tuple[McpServerSpec, ...]:
+        """Every declared MCP server, in declaration order."""
+        return tuple(
+            cast(McpServerSpec, e.spec) for e in self._snapshot.table("mcp_server").values()
+        )
+
+    def tool_uses(self) -> tuple[McpToolUse, ...]:
+        """Every ``use: SERVER/TOOL`` declaration; an attachment turns them into tools."""
+        return tuple(cast(McpToolUse, e.spec) for e in self._snapshot.table("tool_use").values())
+
+    def tool_use(self, name: str) -> McpToolUse | None:
+        """The ``use:`` declaration that reserves ``name``, if any (attached or not)."""
+        entry = self._snapshot.table("tool_use").get(name)
+        return None if entry is None else cast(McpToolUse, entry.spec)

@@ -20,6 +20,7 @@ from .._lazy import lazy_getattr as _lazy_getattr
 
 if typing.TYPE_CHECKING:
     from .dispatch import CallDispatch
+    from .drivers import arun_call, run_call
     from .policies import (
         AfterHook,
         ApprovalCallback,
@@ -46,9 +47,11 @@ __all__ = [
     "Deferral",
     "Policy",
     "WorkerPool",
+    "arun_call",
     "as_decision",
     "error_result",
     "new_call_id",
+    "run_call",
     "tracing_active",
     "unknown_tool",
 ]
@@ -64,9 +67,11 @@ _EXPORTS: dict[str, str] = {
     "Deferral": ".policies",
     "Policy": ".policies",
     "WorkerPool": ".policies",
+    "arun_call": ".drivers",
     "as_decision": ".policies",
     "error_result": ".results",
     "new_call_id": ".results",
+    "run_call": ".drivers",
     "tracing_active": ".tracing",
     "unknown_tool": ".results",
 }

@@ -1,6 +1,7 @@
 """The data model: what a tool, a prompt, a result and a hosted tool are.
 
 ``tools``: :class:`ToolSpec` with its retry and result shaping, :class:`PromptSpec`;
+``resources``: :class:`ResourceSpec`, data a client reads by URI;
 ``websearch``: provider-hosted web search; ``mcp_servers``: external MCP servers and the
 ``use:`` tools built on theirs.
 
@@ -28,6 +29,7 @@ if typing.TYPE_CHECKING:
         McpToolUse,
         ToolFilter,
     )
+    from .resources import ResourceSpec
     from .tools import DEFAULT_RETRY_ON, PromptSpec, ResultSpec, RetrySpec, ToolSpec
     from .websearch import SEARCH_CONTEXT_SIZES, WEB_SEARCH_TYPES, WebSearchSpec
 
@@ -44,6 +46,7 @@ __all__ = [
     "McpServerSpec",
     "McpToolUse",
     "PromptSpec",
+    "ResourceSpec",
     "ResultSpec",
     "RetrySpec",
     "ToolFilter",
@@ -62,6 +65,7 @@ _EXPORTS: dict[str, str] = {
     "McpServerSpec": ".mcp_servers",
     "McpToolUse": ".mcp_servers",
     "PromptSpec": ".tools",
+    "ResourceSpec": ".resources",
     "ResultSpec": ".tools",
     "RetrySpec": ".tools",
     "SEARCH_CONTEXT_SIZES": ".websearch",

@@ -165,7 +165,7 @@ def test_add_takes_a_ready_made_spec_of_any_kind():
         (server,),
         search,
     )
-    with pytest.raises(TypeError, match="tool, prompt, MCP server or web search spec"):
+    with pytest.raises(TypeError, match="tool, prompt, resource, MCP server or web search spec"):
         registry.add("echo")  # type: ignore[call-overload]
 
 

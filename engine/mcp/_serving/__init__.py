@@ -1,6 +1,8 @@
 """The registry as an MCP server, and ``serve_stdio`` (HTTP is :mod:`tooldeck.mcp._http`).
 
-``server``: tools and prompts on the ``mcp`` package's low-level server; ``running``: serving
+``server``: tools and prompts on the ``mcp`` package's low-level server (``refusals``: calls it
+answers without running them); ``resources``: resources, templates, reads and subscriptions
+(files watched for the subscribed); ``running``: serving
 it over stdio, with the manifest watcher and the attached servers beside it; ``output``: output
 schemas and structured results; ``approval``: side effects approved by the calling client;
 ``stdin``: this process's stdin, line by line; ``observe``: what a served call looked like,

@@ -23,8 +23,8 @@ import mcp_types as types
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.lowlevel import NotificationOptions, Server
 from mcp.server.session import ServerSession
-from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler
-from mcp.shared.subscriptions import PromptsListChanged, ToolsListChanged
+from mcp.server.subscriptions import ListenHandler
+from mcp.shared.subscriptions import PromptsListChanged, ResourcesListChanged, ToolsListChanged
 
 from ..._calling import tracing_active
 from ..._errors import ToolCallError
@@ -36,14 +36,14 @@ from .caller import caller_identity
 from .clients import client_key
 from .observe import CallObserver, call_record, notify_observers
 from .output import OutputSchema, call_result, output_schema
+from .refusals import outside_toolset, side_effects_refused
+from .resources import CountingBus, ResourceServing
 from .shares import CallShares
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from ..._calltypes import ToolResult
     from ..._entries import RegistryChange
-    from ..._identity import AuthIdentity
     from ..._model import PromptSpec, ToolSpec
     from ..._registry import ToolRegistry
     from ..._sources import ToolSource
@@ -96,7 +96,7 @@ class RegistryServer:
         self.attachment: ToolSource | None = None
         """The attached ``via: client`` servers while serving, if any (for callers to inspect:
         the registry holds them as a source and refreshes them itself before listing)."""
-        self.events = InMemorySubscriptionBus()
+        self.events = CountingBus()
         """Change events for 2026-07-28 clients, which listen (``subscriptions/listen``)
         instead of receiving ``list_changed`` notifications on a session."""
         self.call_observers: list[CallObserver] = []
@@ -106,6 +106,8 @@ class RegistryServer:
         self._outputs: dict[str, tuple[ToolSpec, OutputSchema | None]] = {}
         self._tools: dict[str, tuple[ToolSpec, types.Tool]] = {}
         """Each tool's MCP definition, while the registry holds the same spec."""
+        self.resources = ResourceServing(self)
+        """Resources and resource templates: list, read, subscribe (:mod:`.resources`)."""
         self.sessions: list[ServerSession] = []
         """One session per initialized connection, for server-initiated notifications
         (kept only with ``list_changed``: nothing else is sent unasked)."""
@@ -117,7 +119,17 @@ class RegistryServer:
             on_call_tool=self._call_tool,
             on_list_prompts=self._list_prompts,
             on_get_prompt=self._get_prompt,
-            on_subscriptions_listen=ListenHandler(self.events) if list_changed else None,
+            on_list_resources=self.resources.list_resources,
+            on_list_resource_templates=self.resources.list_templates,
+            on_read_resource=self.resources.read,
+            on_subscribe_resource=self.resources.subscribe,
+            on_unsubscribe_resource=self.resources.unsubscribe,
+            # Listen streams carry list changes and resource updates to 2026-07-28 clients.
+            on_subscriptions_listen=(
+                ListenHandler(self.events)
+                if list_changed or registry.resources() or registry.resource_templates()
+                else None
+            ),
         )
         # One middleware of ours around every message: the SDK's OpenTelemetry one runs
         # inside it only while an OpenTelemetry SDK is installed (as tooldeck's own call
@@ -128,7 +140,11 @@ class RegistryServer:
 
     def initialization_options(self) -> Any:
         return self.server.create_initialization_options(
-            NotificationOptions(tools_changed=self.list_changed, prompts_changed=self.list_changed)
+            NotificationOptions(
+                tools_changed=self.list_changed,
+                prompts_changed=self.list_changed,
+                resources_changed=self.list_changed,
+            )
         )
 
     # ------------------------------------------------------------------ tools
@@ -211,8 +227,8 @@ class RegistryServer:
         spec = registry.get_tool(params.name)
         if spec is None and await registry.arefresh_sources(params.name):
             spec = registry.get_tool(params.name)  # a lazy server's tool, listed just now
-        refused = self._outside_toolset(params.name, spec, caller) or self._side_effects_refused(
-            spec, caller
+        refused = outside_toolset(self, params.name, spec, caller) or side_effects_refused(
+            self, spec, caller
         )
         if refused is not None:  # answered here, without running anything
             self._observe(
@@ -256,31 +272,6 @@ class RegistryServer:
             if self.call_observers:
                 self._observe(ctx, params, spec, outcome, time.perf_counter() - started)
         return call_result(result, self.output(spec) if spec is not None else None)
-
-    def _side_effects_refused(
-        self, spec: ToolSpec | None, caller: AuthIdentity | None
-    ) -> ToolResult | None:
-        """A tool with side effects, over authenticated HTTP, for a token without the scope.
-
-        Approval by elicitation is only as good as the client that answers it, and
-        a client can answer its own questions; it cannot grant itself a scope, which
-        the token's issuer (or the tokens file) decides.
-        """
-        scope = self.side_effects_scope
-        if scope is None or spec is None or not spec.side_effects or caller is None:
-            return None
-        if scope in caller.scopes or missing_scopes(spec.scopes, caller):
-            return None  # (a tool it may not see at all is refused by the registry, as such)
-        from ..._calling import error_result, new_call_id
-
-        return error_result(
-            "not_permitted",
-            f"the tool {spec.name!r} has side effects, which this server runs only for a "
-            f"token carrying the scope {scope}; this caller's token does not carry it, so "
-            "the call was not run",
-            tool_name=spec.name,
-            call_id=new_call_id(),
-        )
 
     # ---------------------------------------------------------------- prompts
     async def _list_prompts(
@@ -335,29 +326,6 @@ class RegistryServer:
         toolset = self.toolset
         return toolset is None or toolset.admits_prompt(spec.bundle, spec.tags, spec.name)
 
-    def _outside_toolset(
-        self, name: str, spec: ToolSpec | None, caller: AuthIdentity | None
-    ) -> ToolResult | None:
-        """A name this endpoint does not serve: unknown here, as if absent.
-
-        The names the error offers are the ones this endpoint serves to this
-        caller, never a tool of another toolset or one the caller may not see.
-        """
-        toolset = self.toolset
-        if toolset is None or toolset.everything:
-            return None
-        registry = self.registry
-        if spec is not None and toolset.admits(spec, registry):
-            return None
-        from ..._calling import new_call_id, unknown_tool
-
-        served = [
-            other.name
-            for other in registry.tools()
-            if toolset.admits(other, registry) and not missing_scopes(other.scopes, caller)
-        ]
-        return unknown_tool(name, served, new_call_id())
-
     def _observe(
         self,
         ctx: ServerRequestContext[Any],
@@ -402,18 +370,27 @@ class RegistryServer:
             self.sessions.remove(session)
 
     async def announce(self, change: RegistryChange) -> None:
-        """Tell every connected session which lists changed."""
-        if not self.list_changed or not (change.tools_changed or change.prompts_list_changed):
+        """Tell every connected session which lists changed, and subscribers which resources."""
+        updated = change.resources_changed + change.resources_updated
+        if updated:  # a subscription is asked for: sent with or without list_changed
+            await self.resources.updated(updated)
+        tools, prompts = change.tools_changed, change.prompts_list_changed
+        resources = change.resources_list_changed
+        if not self.list_changed or not (tools or prompts or resources):
             return
-        if change.tools_changed:
+        if tools:
             await self.events.publish(ToolsListChanged())
-        if change.prompts_list_changed:
+        if prompts:
             await self.events.publish(PromptsListChanged())
+        if resources:
+            await self.events.publish(ResourcesListChanged())
         for session in list(self.sessions):  # notifying never raises: delivery is best effort
-            if change.tools_changed:
+            if tools:
                 await session.send_tool_list_changed()
-            if change.prompts_list_changed:
+            if prompts:
                 await session.send_prompt_list_changed()
+            if resources:
+                await session.send_resource_list_changed()
 
     async def on_registry_change(self, group: str | None, change: RegistryChange) -> None:
         """A registry subscriber (async: runs on the serving loop)."""
