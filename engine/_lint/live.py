@@ -37,7 +37,7 @@ async def _list(spec: McpServerSpec, connect_timeout: float, errlog: Any) -> Liv
         await conn.start()
         tools = await asyncio.wait_for(conn.list_tools(), connect_timeout)
         prompts: tuple[str, ...] | None = ()  # (no prompts capability: it offers none)
-        if conn.offers_prompts:
+        if conn.offers("prompts"):
             prompts = None
             with contextlib.suppress(Exception):  # (its use: prompt entries go unchecked)
                 listed = await asyncio.wait_for(conn.list_prompts(), connect_timeout)

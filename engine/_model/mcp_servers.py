@@ -130,6 +130,12 @@ class McpServerSpec:
     Names are the server's own, before ``prefix``; tool lists never apply to prompts."""
     denied_prompts: tuple[str, ...] = ()
     """Remote prompts never registered (after ``allowed_prompts``)."""
+    allowed_resources: tuple[str, ...] | None = None
+    """``via="client"``: only the remote resources with these URIs, and the templates with
+    these URI templates, are registered (``None``: all of them). URIs are the server's own:
+    ``prefix`` applies to resources' names, never to their URIs."""
+    denied_resources: tuple[str, ...] = ()
+    """Remote resources (by URI) and templates (by template) never registered."""
     cwd: str | None = None
     """Working directory of a stdio server (``command``)."""
     transport: Literal["http", "sse"] = "http"
@@ -179,6 +185,12 @@ class McpServerSpec:
         if remote in used or remote in self.denied_prompts:
             return False
         return self.allowed_prompts is None or remote in self.allowed_prompts
+
+    def offers_resource(self, key: str) -> bool:
+        """Whether the remote resource (its URI) or template (its template) registers."""
+        if key in self.denied_resources:
+            return False
+        return self.allowed_resources is None or key in self.allowed_resources
 
     def __post_init__(self) -> None:
         problem = name_problem(self.name) if isinstance(self.name, str) else "is not a string"
@@ -238,10 +250,11 @@ class McpServerSpec:
             object.__setattr__(
                 self, "require_approval", _approval(self.name, self.require_approval)
             )
-        for names in ("allowed_tools", "allowed_prompts"):
+        for names in ("allowed_tools", "allowed_prompts", "allowed_resources"):
             if getattr(self, names) is not None:
                 object.__setattr__(self, names, tuple(getattr(self, names)))
         object.__setattr__(self, "denied_prompts", tuple(self.denied_prompts))
+        object.__setattr__(self, "denied_resources", tuple(self.denied_resources))
         if self.tool_filter is not None and not callable(self.tool_filter):
             raise RegistrationError(
                 f"MCP server {self.name!r}: tool_filter must be a callable taking a tool",

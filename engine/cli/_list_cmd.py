@@ -178,6 +178,8 @@ def _status(health: Any, via: str | None, connected: bool) -> dict[str, Any] | N
         "unresolved": list(health.unresolved),
         "prompts": list(health.prompts),
         "prompts_left_out": list(health.prompts_left_out),
+        "resources": list(health.resources),
+        "resources_left_out": list(health.resources_left_out),
     }
 
 
@@ -334,8 +336,11 @@ def _said(server: dict[str, Any]) -> str:
     parts = [plural(count, "tool")]
     if status["prompts"]:
         parts.append(plural(len(status["prompts"]), "prompt"))
+    if status["resources"]:
+        parts.append(plural(len(status["resources"]), "resource"))
     if status["shadowed"]:
         parts.append("shadowed: " + ", ".join(status["shadowed"]))
-    if status["unresolved"] or status["prompts_left_out"]:
-        parts.append("left out: " + "; ".join(status["unresolved"] + status["prompts_left_out"]))
+    left_out = status["unresolved"] + status["prompts_left_out"] + status["resources_left_out"]
+    if left_out:
+        parts.append("left out: " + "; ".join(left_out))
     return "  (" + "; ".join(parts) + ")"

@@ -8,7 +8,8 @@ and reach it through a ``tooldeck serve`` gateway.
 * prompts: ``greet(name, greeting?)`` (one user message), ``review(code)`` (a user
   and an assistant message), ``picture()`` (a text block and an image block),
   ``broken()`` (fails), ``internal()`` (for deny lists);
-* resources: ``info://about`` (text), ``items://{item}`` (a template).
+* resources: ``info://about`` (text), ``broken://now`` (fails), ``items://{item}``
+  (a template).
 
 When ``$LIBRARY_DOWN_FILE`` names a file that exists, it exits at once (status 3):
 a server that cannot start any more.
@@ -80,6 +81,10 @@ def main() -> None:
     @server.resource("info://about", description="What this server is.", mime_type="text/plain")
     def about() -> str:
         return "a library of prompts"
+
+    @server.resource("broken://now", description="Always fails.")
+    def broken_resource() -> str:
+        raise ValueError("the archive is offline")
 
     @server.resource("items://{item}", description="One item.", mime_type="text/plain")
     def item(item: str) -> str:

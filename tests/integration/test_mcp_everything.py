@@ -83,3 +83,17 @@ async def test_its_prompts_are_reachable_through_the_gateway(tmp_path):
                 )
                 blocks = [m.content for m in embedded.messages]
                 assert any(isinstance(b, types.EmbeddedResource) for b in blocks), blocks
+
+                listed_resources = (await session.list_resources()).resources
+                names = {r.uri: r.name for r in listed_resources}
+                doc = "demo://resource/static/document/architecture.md"
+                assert names[doc] == "ev_architecture.md"  # URIs unchanged, names prefixed
+                text = (await session.read_resource(doc)).contents[0]
+                assert isinstance(text, types.TextResourceContents)
+                assert text.text
+                templates = (await session.list_resource_templates()).resource_templates
+                assert "demo://resource/dynamic/blob/{resourceId}" in {
+                    t.uri_template for t in templates
+                }
+                blob = (await session.read_resource("demo://resource/dynamic/blob/3")).contents[0]
+                assert isinstance(blob, types.BlobResourceContents)

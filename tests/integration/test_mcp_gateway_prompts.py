@@ -296,6 +296,7 @@ def test_cli_list_shows_attached_prompts_and_use_entries(tmp_path, run_line):
     assert prompts["local_note"]["role"] == "assistant"
     lib = next(s for s in data["mcp_servers"] if s["name"] == "lib")
     assert "lib_greet" in lib["status"]["prompts"]
+    assert set(lib["status"]["resources"]) == {"info://about", "broken://now", "items://{item}"}
     text = run_line("list", cwd=root).stdout
     assert "prompt code_review (use: lib/review)" in text
     assert "prompt lib_greet (MCP server lib)" in text

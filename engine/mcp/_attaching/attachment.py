@@ -68,6 +68,7 @@ from ..._portal import LoopPortal, arun_on
 from ..._reshape import Forward
 from .calls import RemoteRequests
 from .connection import SessionFactory, describe_error
+from .extras import list_extras
 from .listing import group_name, precompile, rejected_by_filter
 from .publish import publish
 from .source import AttachedSource
@@ -76,11 +77,10 @@ from .state import ServerHealth, ServerState
 if TYPE_CHECKING:
     from types import TracebackType
 
-    from mcp_types import Prompt
-
     from ..._prompts import PromptMessage
     from ..._registry import ToolRegistry
-    from .connection import McpConnection
+    from ..._resourceread import ResourceContents
+    from ..._uritemplate import UriTemplate
 
 __all__ = ["McpAttachment", "ServerHealth", "group_name"]
 
@@ -253,9 +253,9 @@ class McpAttachment(AttachedSource, RemoteRequests):
                     "MCP server %r: %s; its tools are left out", state.spec.name, state.error
                 )
                 await self._evict(state, conn)
-                state.remote = state.remote_prompts = None
+                state.remote = state.remote_prompts = state.remote_resources = None
                 return self._publish().get(state.spec.name, RegistryChange())
-            prompts, prompts_error = await self._list_prompts(state, conn)
+            extras = await list_extras(conn, state.spec.name, self._connect_timeout)
             if len(tools) > _COMPILE_INLINE:  # compiling thousands of schemas: not on the loop
                 handlers = {tool.name: self._handler(state, tool.name) for tool in tools}
                 compiled = await asyncio.to_thread(
@@ -274,21 +274,10 @@ class McpAttachment(AttachedSource, RemoteRequests):
             state.error = None
             state.listed_at = state.checked_at = self._clock()
             state.remote, state.rejected = tools, rejected
-            state.remote_prompts, state.prompts_error = prompts, prompts_error
+            state.remote_prompts, state.prompts_error = extras.prompts, extras.prompts_error
+            state.remote_resources = extras.resources
+            state.resources_error = extras.resources_error
             return self._publish().get(state.spec.name, RegistryChange())
-
-    async def _list_prompts(
-        self, state: ServerState, conn: McpConnection
-    ) -> tuple[list[Prompt] | None, str | None]:
-        """Its prompts, if it offers any; a failure leaves them out (and its tools in)."""
-        if not conn.offers_prompts:
-            return None, None
-        try:
-            return await asyncio.wait_for(conn.list_prompts(), self._connect_timeout), None
-        except Exception as exc:
-            why = f"cannot list prompts: {describe_error(exc)}"
-            log.warning("MCP server %r: %s; its prompts are left out", state.spec.name, why)
-            return None, why
 
     def _publish(self, gone: Iterable[str] = ()) -> dict[str, RegistryChange]:
         """Every server's group again, as the naming rule says now (see ``_publish.py``)."""
@@ -301,6 +290,7 @@ class McpAttachment(AttachedSource, RemoteRequests):
             timeout_of=self._timeout_of,
             prompt_uses=self._prompt_uses,
             renderer=self._renderer,
+            reader=self._reader,
             gone=gone,
         )
 
@@ -353,6 +343,31 @@ class McpAttachment(AttachedSource, RemoteRequests):
 
             renderer = state.renderers[name, remote] = render
         return renderer
+
+    def _reader(
+        self, state: ServerState, key: str, template: UriTemplate | None
+    ) -> Callable[..., Any]:
+        """The handler of the registry's resource ``key`` (``resources/read`` of its URI).
+
+        One per key, kept across listings; a template's reads the URI its
+        values expand to. It runs on the attachment's loop.
+        """
+        reader = state.readers.get(key)
+        if reader is None:
+            timeout = self._call_timeout(state.spec, None)
+
+            async def read(**values: object) -> ResourceContents:
+                uri = key if template is None else template.expand(dict(values))
+
+                def get() -> Awaitable[ResourceContents]:
+                    return self._read_resource(state, key, uri, timeout)
+
+                portal = None if self._loop is None else LoopPortal(self._loop)
+                contents: ResourceContents = await arun_on(portal, get)
+                return contents
+
+            reader = state.readers[key] = read
+        return reader
 
     def _use_handler(
         self, state: ServerState, name: str, remote: str, forward: Forward, own: float | None

@@ -33,8 +33,10 @@ from .connection import (
     result_text,
 )
 from .prompts import prompt_messages
+from .resources import read_contents
 
 if TYPE_CHECKING:
+    from ..._resourceread import ResourceContents
     from .state import ServerState
 
 __all__ = ["RemoteRequests"]
@@ -84,6 +86,21 @@ class RemoteRequests:
             return prompt_messages(await conn.get_prompt(remote, values, timeout=timeout))
 
         return await self._request(state, name, remote, get, timeout, kind="prompt")
+
+    async def _read_resource(
+        self, state: ServerState, key: str, uri: str, timeout: float
+    ) -> ResourceContents:
+        """Read ``uri`` for the registry's resource ``key``; every failure names ``uri``."""
+
+        async def read(conn: McpConnection) -> ResourceContents:
+            try:
+                return read_contents(uri, await conn.read_resource(uri, timeout=timeout))
+            except ValueError as exc:
+                raise ToolFailed(
+                    failed(uri, state.spec.name, str(exc), "resource"), kind="mcp_error"
+                ) from None
+
+        return await self._request(state, uri, key, read, timeout, kind="resource")
 
     async def _request(
         self,
@@ -177,5 +194,8 @@ class RemoteRequests:
 
 
 def _current(state: ServerState, kind: str) -> dict[str, str]:
-    """Registered name -> remote name, of tools or prompts, as the last publication left them."""
+    """Registered name -> remote name, of tools, prompts or resources (key -> key), as the
+    last publication left them."""
+    if kind == "resource":
+        return {key: key for key in state.resources.keys}
     return state.tools if kind == "tool" else state.prompts.remote_names

@@ -38,6 +38,10 @@ from mcp_types import (
     PaginatedRequestParams,
     Prompt,
     PromptListChangedNotification,
+    ReadResourceResult,
+    Resource,
+    ResourceListChangedNotification,
+    ResourceTemplate,
     TextContent,
     Tool,
     ToolListChangedNotification,
@@ -127,8 +131,8 @@ class McpConnection:
     """A session with one server, opened by :meth:`start`, owned by a task on the loop.
 
     ``on_tools_changed`` is called (and awaited, if it returns an awaitable)
-    when the server sends ``notifications/tools/list_changed`` or
-    ``notifications/prompts/list_changed``; it runs in a task of its own, so
+    when the server sends ``notifications/tools/list_changed`` (or the
+    prompts' or resources' ``list_changed``); it runs in a task of its own, so
     it may list the server again or close this connection, and what it
     raises is logged, never raised.
     """
@@ -240,7 +244,12 @@ class McpConnection:
     # ------------------------------------------------------------ notifications
     async def _on_message(self, message: IncomingMessage) -> None:
         """The session's ``message_handler``: server notifications and unreadable input."""
-        if isinstance(message, ToolListChangedNotification | PromptListChangedNotification):
+        if isinstance(
+            message,
+            ToolListChangedNotification
+            | PromptListChangedNotification
+            | ResourceListChangedNotification,
+        ):
             self._tools_changed()
         elif isinstance(message, Exception):  # a line that is not JSON-RPC (logged at debug)
             log.debug("MCP server %r sent %s", self.spec.name, self.describe(message))
@@ -292,17 +301,29 @@ class McpConnection:
         session = self._live()
         return await self._list_all(session.list_tools, "tools", "tool")
 
-    @property
-    def offers_prompts(self) -> bool:
-        """Whether the server declared the ``prompts`` capability (asked only then)."""
+    def offers(self, capability: str) -> bool:
+        """Whether the server declared ``capability`` (``prompts``, ``resources``): only
+        then is it asked for them."""
         session = self._session
         capabilities = None if session is None else session.server_capabilities
-        return capabilities is not None and capabilities.prompts is not None
+        return capabilities is not None and getattr(capabilities, capability, None) is not None
 
     async def list_prompts(self) -> list[Prompt]:
         """Every prompt the server offers, bounded as :meth:`list_tools` is (``max_tools``)."""
         session = self._live()
         return await self._list_all(session.list_prompts, "prompts", "prompt")
+
+    async def list_resources(self) -> list[Resource]:
+        """Every fixed resource the server offers, bounded as :meth:`list_tools` is."""
+        session = self._live()
+        return await self._list_all(session.list_resources, "resources", "resource")
+
+    async def list_resource_templates(self) -> list[ResourceTemplate]:
+        """Every resource template the server offers, bounded as :meth:`list_tools` is."""
+        session = self._live()
+        return await self._list_all(
+            session.list_resource_templates, "resource_templates", "resource template"
+        )
 
     async def _list_all(self, request: Callable[..., Any], field: str, noun: str) -> list[Any]:
         most = self.spec.max_tools
@@ -354,6 +375,13 @@ class McpConnection:
         """``prompts/get``, bounded and translated as :meth:`call_tool` is."""
         session = self._live()
         return await self._request(session.get_prompt(name, arguments), f"prompt {name!r}", timeout)
+
+    async def read_resource(
+        self, uri: str, *, timeout: float = MCP_CALL_TIMEOUT
+    ) -> ReadResourceResult:
+        """``resources/read``, bounded and translated as :meth:`call_tool` is."""
+        session = self._live()
+        return await self._request(session.read_resource(uri), f"resource {uri!r}", timeout)
 
     async def _request(self, coroutine: Awaitable[_T], what: str, timeout: float) -> _T:
         request = asyncio.ensure_future(coroutine)

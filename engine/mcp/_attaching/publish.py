@@ -30,6 +30,7 @@ from ..._reshape import Forward
 from ..._shadowing import Names, assign_names
 from .listing import ServerTools, server_tools
 from .prompts import PromptNames, ServerPrompts, assign_prompt_names, server_prompts
+from .resources import ServerResources, assign_resource_keys, server_resources
 
 if TYPE_CHECKING:
     from ..._registry import ToolRegistry
@@ -72,13 +73,16 @@ def publish(
     timeout_of: Callable[[McpServerSpec], float | None],
     prompt_uses: Iterable[McpPromptUse] = (),
     renderer: Callable[[ServerState, str, str], Callable[..., Any]] | None = None,
+    reader: Callable[[ServerState, str, Any], Callable[..., Any]] | None = None,
     gone: Iterable[str] = (),
 ) -> dict[str, RegistryChange]:
     """Publish every server's group as the rule says; each server's change, by server name.
 
     Its prompts go in the same group, named by the same rule in the prompt
     namespace (:mod:`tooldeck.mcp._attaching.prompts`); ``renderer(state, name,
-    remote)`` gives each its renderer.
+    remote)`` gives each its renderer. Its resources too, by URI
+    (:mod:`tooldeck.mcp._attaching.resources`), ``reader(state, key, template)``
+    giving each its handler.
 
     ``gone``: groups of servers no longer attached, emptied in the same swap.
     Never raises: a name registered by someone else between the rule and
@@ -96,13 +100,18 @@ def publish(
         }
         built = {name: tools for name, (tools, _) in made.items()}
         prompts = _prompts(registry, states, prompt_uses, renderer)
+        resources = _resources(registry, states, reader)
         updates = {
             states[name].group: GroupContent(
-                tools=tuple(b.prepared), prompts=tuple(prompts[name].prepared), yields=True
+                tools=tuple(b.prepared),
+                prompts=tuple(prompts[name].prepared),
+                resources=tuple(resources[name].prepared),
+                yields=True,
             )
             for name, b in built.items()
             if not _published(registry, states[name].built, b)
             or not _prompts_published(registry, states[name].prompts, prompts[name])
+            or not _resources_published(registry, states[name].resources, resources[name])
         }
         try:
             changes = registry.replace_groups({**updates, **emptied}) if updates or emptied else {}
@@ -111,9 +120,68 @@ def publish(
             continue
         for name, (tools, inputs) in made.items():
             states[name].built, states[name].inputs = tools, inputs
-            states[name].prompts = prompts[name]
+            states[name].prompts, states[name].resources = prompts[name], resources[name]
         return {name: changes.get(state.group, RegistryChange()) for name, state in states.items()}
-    return _one_by_one(registry, states, built, prompts, emptied)
+    return _one_by_one(registry, states, built, prompts, resources, emptied)
+
+
+class _ResourcesHeldOutside:
+    """The URIs (and templates) held outside the servers' groups: a resource they did not
+    publish."""
+
+    def __init__(self, registry: ToolRegistry, states: Mapping[str, ServerState]) -> None:
+        self._registry = registry
+        self._ours = {
+            id(p.spec): p.spec for state in states.values() for p in state.resources.prepared
+        }
+
+    def __contains__(self, key: object) -> bool:
+        if not isinstance(key, str):
+            return False
+        spec = self._registry.get_resource(key)
+        return spec is not None and self._ours.get(id(spec)) is not spec
+
+
+def _resources(
+    registry: ToolRegistry,
+    states: Mapping[str, ServerState],
+    reader: Callable[[ServerState, str, Any], Callable[..., Any]] | None,
+) -> dict[str, ServerResources]:
+    """Every server's resources, keyed by the rule (see :mod:`.resources`)."""
+    if reader is None:
+        return {name: ServerResources() for name in states}
+    listed = {
+        name: [
+            *(r.uri for r in state.remote_resources[0]),
+            *(t.uri_template for t in state.remote_resources[1]),
+        ]
+        for name, state in states.items()
+        if state.remote_resources is not None
+    }
+    specs = [state.spec for state in states.values()]
+    keys = assign_resource_keys(specs, listed, _ResourcesHeldOutside(registry, states))
+    return {
+        name: server_resources(
+            state.spec,
+            state.remote_resources,
+            keys,
+            _bound(reader, state),
+            state.resources.compiled,
+        )
+        for name, state in states.items()
+    }
+
+
+def _resources_published(
+    registry: ToolRegistry, before: ServerResources, now: ServerResources
+) -> bool:
+    """Whether the registry holds exactly ``now``'s resources (the same compiled objects)."""
+    if len(before.prepared) != len(now.prepared):
+        return False
+    return all(
+        a is b and registry.get_resource(b.key) is b.spec
+        for a, b in zip(before.prepared, now.prepared, strict=True)
+    )
 
 
 class _PromptsHeldOutside:
@@ -163,9 +231,9 @@ def _prompts(
 
 
 def _bound(
-    renderer: Callable[[ServerState, str, str], Callable[..., Any]], state: ServerState
-) -> Callable[[str, str], Callable[..., Any]]:
-    return lambda registered, remote: renderer(state, registered, remote)
+    factory: Callable[[ServerState, str, Any], Callable[..., Any]], state: ServerState
+) -> Callable[[str, Any], Callable[..., Any]]:
+    return lambda key, other: factory(state, key, other)
 
 
 def _prompts_published(registry: ToolRegistry, before: ServerPrompts, now: ServerPrompts) -> bool:
@@ -250,11 +318,12 @@ def _published(registry: ToolRegistry, before: ServerTools, now: ServerTools) ->
     )
 
 
-def _one_by_one(
+def _one_by_one(  # noqa: PLR0917 (one call site)
     registry: ToolRegistry,
     states: Mapping[str, ServerState],
     built: Mapping[str, ServerTools],
     prompts: Mapping[str, ServerPrompts],
+    resources: Mapping[str, ServerResources],
     emptied: Mapping[str, GroupContent],
 ) -> dict[str, RegistryChange]:
     """The last resort: each group swapped alone; one that clashes is emptied with the reason."""
@@ -263,11 +332,15 @@ def _one_by_one(
     changes: dict[str, RegistryChange] = {}
     for name, state in states.items():
         content = GroupContent(
-            tools=tuple(built[name].prepared), prompts=tuple(prompts[name].prepared), yields=True
+            tools=tuple(built[name].prepared),
+            prompts=tuple(prompts[name].prepared),
+            resources=tuple(resources[name].prepared),
+            yields=True,
         )
         try:
             changes[name] = registry.replace_groups({state.group: content})[state.group]
             state.built, state.prompts = built[name], prompts[name]
+            state.resources = resources[name]
         except DuplicateToolError as exc:
             state.error = f"cannot register tools: {exc}"
             log.warning("MCP server %r: %s", name, state.error)
@@ -276,5 +349,6 @@ def _one_by_one(
                 shadowing=built[name].shadowing, compiled=built[name].compiled
             )
             state.prompts = ServerPrompts(compiled=prompts[name].compiled)
+            state.resources = ServerResources(compiled=resources[name].compiled)
             state.inputs = None
     return changes

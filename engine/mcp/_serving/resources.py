@@ -103,6 +103,7 @@ class ResourceServing:
     async def list_resources(
         self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
     ) -> types.ListResourcesResult:
+        await self.registry.arefresh_sources()  # attached servers: lazy or expired ones list
         return types.ListResourcesResult(
             resources=[
                 types.Resource(
@@ -120,6 +121,7 @@ class ResourceServing:
     async def list_templates(
         self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
     ) -> types.ListResourceTemplatesResult:
+        await self.registry.arefresh_sources()
         return types.ListResourceTemplatesResult(
             resource_templates=[
                 types.ResourceTemplate(
