@@ -60,6 +60,7 @@ if TYPE_CHECKING:  # the same names, eagerly, for type checkers and editors
     )
     from ._names import is_provider_safe, safe_name
     from ._params import MISSING, Param, ParamDescriptor
+    from ._progress import CallReporter, LogLevel, reporting
     from ._prompts import PromptMessage
     from ._registry import ToolRegistry
     from ._reload import Watcher, watch
@@ -82,6 +83,7 @@ __all__ = [
     "BeforeHook",
     "CallEvent",
     "CallFailure",
+    "CallReporter",
     "Config",
     "Decision",
     "Deferral",
@@ -93,6 +95,7 @@ __all__ = [
     "GroupContent",
     "LiveManifests",
     "LoadResult",
+    "LogLevel",
     "ManifestError",
     "McpServerSpec",
     "Param",
@@ -128,6 +131,7 @@ __all__ = [
     "load_config",
     "load_manifests",
     "load_project",
+    "reporting",
     "safe_name",
     "strict_schema",
     "tool_input_schema",
@@ -141,6 +145,9 @@ _EXPORTS: dict[str, str] = {
     "BeforeHook": "._calling",
     "CallEvent": "._calling",
     "CallFailure": "._calltypes",
+    "CallReporter": "._progress",
+    "LogLevel": "._progress",
+    "reporting": "._progress",
     "Config": "._config",
     "Decision": "._calling",
     "Deferral": "._calling",

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from ._calltypes import ToolContext
 from ._convert import ConversionError
 from ._model import ToolSpec
+from ._progress import current_reporter
 from ._validation import Checker, describe_errors
 
 if TYPE_CHECKING:
@@ -28,6 +29,7 @@ if TYPE_CHECKING:
     from ._identity import AuthIdentity
     from ._portal import LoopPortal
     from ._results import ResultShaper
+    from ._secrets import Secrets
     from ._validation import NullPlan
 
 __all__ = [
@@ -66,23 +68,26 @@ class MissingInjection(RuntimeError):
 
 
 class CallEnv:
-    """What the registry supplies to calls: project dir, config and the loop portal.
+    """What the registry supplies to calls: project dir, config, the loop portal, secrets.
 
     ``portal`` (None unless the registry owns one) runs coroutine handlers on
-    the application's event loop; see :mod:`tooldeck._portal`.
+    the application's event loop; see :mod:`tooldeck._portal`. ``secrets`` mask
+    what a handler's progress and log messages say (:mod:`tooldeck._progress`).
     """
 
-    __slots__ = ("config", "portal", "project_dir")
+    __slots__ = ("config", "portal", "project_dir", "secrets")
 
     def __init__(
         self,
         project_dir: Path | None,
         config: Mapping[str, Any],
         portal: LoopPortal | None = None,
+        secrets: Secrets | None = None,
     ) -> None:
         self.project_dir = project_dir
         self.config = config
         self.portal = portal
+        self.secrets = secrets
 
 
 class Explainer:
@@ -252,7 +257,7 @@ class PreparedTool:
                     )
                 target[name] = env.project_dir if kind == "project_dir" else str(env.project_dir)
             elif kind == "context":
-                target[name] = ToolContext(
+                context = target[name] = ToolContext(
                     tool_name=self.name,
                     call_id=call_id,
                     project_dir=env.project_dir,
@@ -260,6 +265,11 @@ class PreparedTool:
                     extra=extra or {},
                     auth=auth,
                 )
+                reporter = current_reporter.get()  # (tooldeck._progress: nobody, usually)
+                if reporter is not None:
+                    object.__setattr__(context, "_reporter", reporter)
+                if env.secrets:
+                    object.__setattr__(context, "_secrets", env.secrets)
             elif kind == "config":
                 target[name] = env.config
             elif kind == "tool_name":

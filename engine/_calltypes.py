@@ -10,10 +10,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from ._errors import ErrorKind
 from ._identity import AuthIdentity
+from ._progress import forward_log, forward_progress
+
+if TYPE_CHECKING:
+    from ._progress import CallReporter, LogLevel
+    from ._secrets import Secrets
 
 __all__ = ["CallFailure", "ToolCall", "ToolContext", "ToolResult"]
 
@@ -34,6 +39,34 @@ class ToolContext:
     auth: AuthIdentity | None = None
     """The verified caller (``auth=`` of ``call``, or ``tooldeck serve --auth``'s token);
     ``None`` when nobody was authenticated (stdio, ``--auth none``). Never from the model."""
+    # Not fields (a frozen dataclass pays for each field it sets): class defaults, set on
+    # the instance by bind only when someone listens / when the registry holds secrets.
+    _reporter: ClassVar[CallReporter | None] = None
+    """Who listens to this call's progress and log (read once, when the context is built)."""
+    _secrets: ClassVar[Secrets | None] = None
+    """What its messages must not show (the registry's secrets)."""
+
+    def report_progress(
+        self, done: float, total: float | None = None, message: str | None = None
+    ) -> None:
+        """Tell whoever listens how far the call is (``done`` of ``total``, any unit).
+
+        Safe from sync handlers (worker threads) and coroutines alike, and cheap
+        when nobody listens. ``done`` and ``total`` must be finite numbers >= 0
+        (``TypeError`` / ``ValueError`` otherwise); ``message`` is cut and its
+        secrets masked before it leaves. Over MCP it becomes
+        ``notifications/progress`` when the client sent a ``progressToken``.
+        """
+        forward_progress(self._reporter, self._secrets, done, total, message)
+
+    def log(self, message: str, level: LogLevel = "info") -> None:
+        """Log to the caller: MCP's levels (``debug`` ... ``emergency``).
+
+        Goes to Python logging as ``tooldeck.tool.<tool name>`` (``notice`` as
+        INFO, ``alert``/``emergency`` as CRITICAL) and to whoever listens: over
+        MCP, ``notifications/message`` once the client has set a log level.
+        """
+        forward_log(self._reporter, self._secrets, self.tool_name, message, level)
 
 
 @dataclass(slots=True)

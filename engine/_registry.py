@@ -122,11 +122,11 @@ class ToolRegistry(
         self._raise_errors = raise_errors
         self._diagnostics: list[Diagnostic] = []
         resolved = Path(project_dir).resolve() if project_dir is not None else None
-        self._env = CallEnv(resolved, MappingProxyType(dict(config or {})))
-        self._snapshot = Snapshot()
-        self._lock = threading.RLock()
         self.secrets = Secrets()
         """Values never shown in output (the manifest loader adds env values)."""
+        self._env = CallEnv(resolved, MappingProxyType(dict(config or {})), secrets=self.secrets)
+        self._snapshot = Snapshot()
+        self._lock = threading.RLock()
         self._policy = Policy(
             default_timeout=default_timeout,
             approve=approve,

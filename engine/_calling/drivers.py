@@ -19,6 +19,13 @@ time, and :meth:`~tooldeck._calling.workers.WorkerPool.interrupt` raises
 at its next bytecode (a blocking C call finishes first, still inside the
 bounded pool, so abandoned threads never pile up). Async handlers are
 cancelled.
+
+An ``acall`` whose task is cancelled (an MCP client's ``notifications/cancelled``,
+a caller's timeout) cancels what it awaits: a coroutine handler gets
+``CancelledError``, a pending approval is abandoned. A sync handler on a worker
+thread cannot be stopped from outside safely, so it is not interrupted: its
+outcome is dropped and its thread finishes on its own, holding its pool slot
+until then (as a timed-out handler's does).
 """
 
 from __future__ import annotations
@@ -242,8 +249,12 @@ async def _attempt_async(
     context = contextvars.copy_context()
     future = pool.submit_async(lambda: context.run(handler, **kwargs), asyncio.get_running_loop())
     if timeout is None:
-        return await future
-    done, _ = await asyncio.wait({future}, timeout=timeout)
+        return await future  # cancelling the caller cancels the future: the outcome is dropped
+    try:
+        done, _ = await asyncio.wait({future}, timeout=timeout)
+    except asyncio.CancelledError:
+        future.cancel()  # asyncio.wait leaves it pending: drop the outcome (never "unretrieved")
+        raise
     if not done:
         pool.interrupt(future)  # a CPU-bound Python handler stops instead of running on
         future.cancel()  # the thread's eventual outcome is dropped

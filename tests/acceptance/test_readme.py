@@ -71,6 +71,11 @@ def test_programmatic_api_example_runs():
     assert lines[3] == "invalid_arguments"
 
 
+def test_resources_example_runs():
+    lines = _run_example("guides/api.md", "docs://readme").splitlines()
+    assert lines == ['{"id": 42, "status": "shipped"}', "invalid_arguments"]
+
+
 def test_manifest_example_lints_clean(run_line, tmp_path):
     (manifest,) = [
         b

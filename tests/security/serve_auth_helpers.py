@@ -194,6 +194,14 @@ def registry(written: list[str]) -> ToolRegistry:
             side_effects=True,
         )
     )
+    reg.add_resource(
+        "tickets://{ticket_id}",
+        lambda ticket_id: f"ticket {ticket_id}: open",
+        name="ticket",
+        scopes=("tickets:read",),
+    )
+    reg.add_resource("hr://salaries", lambda: "pay", name="salaries", scopes=("hr:read",))
+    reg.add_resource("docs://whoami", whoami, name="caller")
     return reg
 
 

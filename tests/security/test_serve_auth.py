@@ -14,6 +14,7 @@ from typing import Any
 
 import httpx2
 import pytest
+from mcp.shared.exceptions import MCPError
 
 from tests.security.serve_auth_helpers import (
     AUDIENCE,
@@ -133,6 +134,7 @@ def test_the_protected_resource_metadata(jwt_server: str):
         assert document["authorization_servers"] == ["https://login.example"]
         assert document["bearer_methods_supported"] == ["header"]
         assert document["scopes_supported"] == [
+            "hr:read",
             "tickets:read",
             "tickets:write",
             "tooldeck:side-effects",
@@ -205,6 +207,26 @@ async def test_a_missing_scope_hides_the_tool_and_refuses_the_call(
     assert "not_permitted" in text_of(refused)
     assert "tickets:write" in text_of(refused)
     assert "closed" not in written
+
+
+async def test_resources_follow_the_callers_scopes_and_see_its_identity(jwt_server: str):
+    async with mcp_session(f"{jwt_server}/mcp", sign(KEY, scope="tickets:read")) as session:
+        templates = (await session.list_resource_templates()).resource_templates
+        assert [t.uri_template for t in templates] == ["tickets://{ticket_id}"]
+        listed = {str(r.uri) for r in (await session.list_resources()).resources}
+        assert listed == {"docs://whoami"}  # not hr://salaries: the token lacks hr:read
+        ticket = await session.read_resource("tickets://7")
+        assert ticket.contents[0].text == "ticket 7: open"  # type: ignore[union-attr]
+        with pytest.raises(MCPError, match="no resource has this URI"):
+            await session.read_resource("hr://salaries")  # unknown to this caller
+        caller = json.loads(
+            (await session.read_resource("docs://whoami")).contents[0].text  # type: ignore[union-attr]
+        )
+        assert caller["subject"] == "alice"
+    async with mcp_session(f"{jwt_server}/mcp", sign(KEY, scope="")) as session:
+        assert (await session.list_resource_templates()).resource_templates == []
+        with pytest.raises(MCPError, match="no resource has this URI"):
+            await session.read_resource("tickets://7")
 
 
 async def test_side_effects_need_the_side_effects_scope(jwt_server: str, written: list[str]):

@@ -171,7 +171,8 @@ def build_app(
 
 
 def scopes_served(servers: Iterable[RegistryServer], side_effects_scope: str | None) -> set[str]:
-    """Every scope a served tool asks for, and the side-effects scope if a tool needs it."""
+    """Every scope a served tool or resource asks for, and the side-effects scope if a tool
+    needs it."""
     scopes: set[str] = set()
     for served in servers:
         registry, toolset = served.registry, served.toolset
@@ -180,6 +181,11 @@ def scopes_served(servers: Iterable[RegistryServer], side_effects_scope: str | N
                 scopes.update(spec.scopes)
                 if spec.side_effects and side_effects_scope:
                     scopes.add(side_effects_scope)
+        for resource in (*registry.resources(), *registry.resource_templates()):
+            if toolset is None or toolset.admits_prompt(
+                resource.bundle, resource.tags, resource.name
+            ):
+                scopes.update(resource.scopes)
     return scopes
 
 

@@ -14,13 +14,14 @@ if TYPE_CHECKING:
     from ..._calltypes import ToolResult
     from ..._identity import AuthIdentity
     from ..._model import ToolSpec
-    from .server import RegistryServer
+    from ..._registry import ToolRegistry
+    from ...providers import Toolset
 
 __all__ = ["outside_toolset", "side_effects_refused"]
 
 
 def side_effects_refused(
-    server: RegistryServer, spec: ToolSpec | None, caller: AuthIdentity | None
+    scope: str | None, spec: ToolSpec | None, caller: AuthIdentity | None
 ) -> ToolResult | None:
     """A tool with side effects, over authenticated HTTP, for a token without the scope.
 
@@ -28,7 +29,6 @@ def side_effects_refused(
     a client can answer its own questions; it cannot grant itself a scope, which
     the token's issuer (or the tokens file) decides.
     """
-    scope = server.side_effects_scope
     if scope is None or spec is None or not spec.side_effects or caller is None:
         return None
     if scope in caller.scopes or missing_scopes(spec.scopes, caller):
@@ -46,17 +46,19 @@ def side_effects_refused(
 
 
 def outside_toolset(
-    server: RegistryServer, name: str, spec: ToolSpec | None, caller: AuthIdentity | None
+    toolset: Toolset | None,
+    registry: ToolRegistry,
+    name: str,
+    spec: ToolSpec | None,
+    caller: AuthIdentity | None,
 ) -> ToolResult | None:
     """A name this endpoint does not serve: unknown here, as if absent.
 
     The names the error offers are the ones this endpoint serves to this
     caller, never a tool of another toolset or one the caller may not see.
     """
-    toolset = server.toolset
     if toolset is None or toolset.everything:
         return None
-    registry = server.registry
     if spec is not None and toolset.admits(spec, registry):
         return None
     from ..._calling import new_call_id, unknown_tool

@@ -23,7 +23,7 @@ import asyncio
 import base64
 import logging
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import mcp_types as types
 from mcp.server.subscriptions import InMemorySubscriptionBus
@@ -41,7 +41,17 @@ if TYPE_CHECKING:
     from ..._model import ResourceSpec
     from ..._registry import ToolRegistry
     from ..._resourceread import ResourceContents
-    from .server import RegistryServer
+    from ...providers import Toolset
+
+
+class Endpoint(Protocol):
+    """What the resource handlers read of the server they belong to (a RegistryServer)."""
+
+    registry: ToolRegistry
+    events: CountingBus
+    toolset: Toolset | None
+    stateless: bool
+
 
 __all__ = ["MAX_SUBSCRIPTIONS", "CountingBus", "FileWatch", "ResourceServing"]
 
@@ -83,13 +93,13 @@ class CountingBus(InMemorySubscriptionBus):
 class ResourceServing:
     """The resource handlers of one :class:`~tooldeck.mcp._serving.server.RegistryServer`."""
 
-    def __init__(self, owner: RegistryServer) -> None:
+    def __init__(self, owner: Endpoint) -> None:
         self.owner = owner
         """The server these handlers belong to: its toolset and whether it is stateless."""
         self.registry: ToolRegistry = owner.registry
         self.events: CountingBus = owner.events
-        self.subscriptions: dict[ServerSession, set[str]] = {}
-        """2025-era subscriptions: the URIs each session subscribed to."""
+        self.subscriptions: dict[object, tuple[ServerSession, set[str]]] = {}
+        """2025-era subscriptions: per connection, a session to notify on and its URIs."""
         self.watch = FileWatch(self)
         self.events.on_first_listener = self.watch.ensure_running
 
@@ -191,11 +201,14 @@ class ResourceServing:
                 "read the resource again instead",
             )
         self._check_served(uri, ctx)
-        session = ctx.session
-        uris = self.subscriptions.get(session)
-        if uris is None:
-            uris = self.subscriptions[session] = set()
-            _on_close(session, lambda: self.subscriptions.pop(session, None))
+        connection = connection_of(ctx.session)
+        held = self.subscriptions.get(connection)
+        if held is None:
+            held = self.subscriptions[connection] = (ctx.session, set())
+            exit_stack = getattr(connection, "exit_stack", None)
+            if exit_stack is not None:  # forgotten when the connection closes
+                exit_stack.callback(self.subscriptions.pop, connection, None)
+        uris = held[1]
         if uri not in uris and len(uris) >= MAX_SUBSCRIPTIONS:
             raise MCPError(
                 code=types.INVALID_REQUEST,
@@ -209,26 +222,26 @@ class ResourceServing:
     async def unsubscribe(
         self, ctx: ServerRequestContext[Any], params: types.UnsubscribeRequestParams
     ) -> types.EmptyResult:
-        uris = self.subscriptions.get(ctx.session)
-        if uris is not None:
-            uris.discard(str(params.uri))
+        held = self.subscriptions.get(connection_of(ctx.session))
+        if held is not None:
+            held[1].discard(str(params.uri))
         return types.EmptyResult()
 
     def subscribed(self) -> set[str]:
         """Every URI some session subscribes to."""
-        return set().union(*self.subscriptions.values()) if self.subscriptions else set()
+        return set().union(*(uris for _, uris in self.subscriptions.values()))
 
     async def updated(self, uris: Iterable[str]) -> None:
         """Tell whoever subscribed to these URIs that their content changed (best effort)."""
         for uri in uris:
             if self.events.listeners:
                 await self.events.publish(ResourceUpdated(uri=uri))
-            for session, subscribed in list(self.subscriptions.items()):
+            for connection, (session, subscribed) in list(self.subscriptions.items()):
                 if uri in subscribed:
                     try:
                         await session.send_resource_updated(uri)
-                    except Exception:  # a session that went away: forget it
-                        self.subscriptions.pop(session, None)
+                    except Exception:  # a connection that went away: forget it
+                        self.subscriptions.pop(connection, None)
 
 
 class FileWatch:
@@ -316,9 +329,12 @@ def _mcp_error(exc: ResourceError) -> MCPError:
     )
 
 
-def _on_close(session: ServerSession, callback: Callable[[], object]) -> None:
-    """Run ``callback`` when the session's connection closes (see RegistryServer._forget)."""
-    connection = getattr(session, "_connection", None)
-    exit_stack = getattr(connection, "exit_stack", None)
-    if exit_stack is not None:
-        exit_stack.callback(callback)
+def connection_of(session: ServerSession) -> object:
+    """The connection a request's session belongs to: the same for every request of it.
+
+    mcp 2.3 builds a ``ServerSession`` per request around one ``Connection``, and
+    ``ServerRequestContext`` does not expose that connection; the session holds it
+    (as :meth:`RegistryServer._around_message` relies on too). Without it, the
+    session itself is the key: subscriptions then last as long as that object.
+    """
+    return getattr(session, "_connection", None) or session

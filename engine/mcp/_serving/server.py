@@ -30,10 +30,12 @@ from ..._calling import tracing_active
 from ..._errors import ToolCallError
 from ..._hints import READ_ONLY_TAGS, tool_hints
 from ..._identity import missing_scopes
+from ..._progress import current_reporter
 from ..._version import __version__
 from .approval import DEFAULT_APPROVAL_TIMEOUT, McpCall, mark_call, unmark_call
 from .caller import caller_identity
 from .clients import client_key
+from .notify import DEFAULT_PROGRESS_INTERVAL, call_notifier, set_log_level
 from .observe import CallObserver, call_record, notify_observers
 from .output import OutputSchema, call_result, output_schema
 from .refusals import outside_toolset, side_effects_refused
@@ -103,6 +105,8 @@ class RegistryServer:
         """Told about every answered ``tools/call`` (metrics, the audit log)."""
         self.reload_observers: list[Callable[[ReloadEvent], None]] = []
         """Told about every reload :func:`with_reload` runs (the first load included)."""
+        self.progress_interval = DEFAULT_PROGRESS_INTERVAL
+        """Seconds between two progress notifications of one call, at least (floods coalesce)."""
         self._outputs: dict[str, tuple[ToolSpec, OutputSchema | None]] = {}
         self._tools: dict[str, tuple[ToolSpec, types.Tool]] = {}
         """Each tool's MCP definition, while the registry holds the same spec."""
@@ -137,6 +141,12 @@ class RegistryServer:
         self._traced = [m for m in self.server.middleware if _is_otel(m)]
         self.server.middleware[:] = [m for m in self.server.middleware if not _is_otel(m)]
         self.server.middleware.append(self._around_message)
+        # logging/setLevel: a handler's ctx.log reaches a client that set a level (and the
+        # logging capability is advertised). Registered this way, not as on_set_logging_level,
+        # which warns that the capability is deprecated as of 2026-07-28 at every start.
+        self.server.add_request_handler(
+            "logging/setLevel", types.SetLevelRequestParams, set_log_level
+        )
 
     def initialization_options(self) -> Any:
         return self.server.create_initialization_options(
@@ -227,9 +237,9 @@ class RegistryServer:
         spec = registry.get_tool(params.name)
         if spec is None and await registry.arefresh_sources(params.name):
             spec = registry.get_tool(params.name)  # a lazy server's tool, listed just now
-        refused = outside_toolset(self, params.name, spec, caller) or side_effects_refused(
-            self, spec, caller
-        )
+        refused = outside_toolset(
+            self.toolset, registry, params.name, spec, caller
+        ) or side_effects_refused(self.side_effects_scope, spec, caller)
         if refused is not None:  # answered here, without running anything
             self._observe(
                 ctx, params, spec, refused.error.kind if refused.error else "refused", 0.0
@@ -248,8 +258,11 @@ class RegistryServer:
                     redact=registry.secrets.redact,
                 )
             )
+        # A listener for the handler's progress and log, only when the client asked for them.
+        notifier = call_notifier(ctx, self.progress_interval)
+        listening = None if notifier is None else current_reporter.set(notifier)
         started = time.perf_counter()
-        outcome = "cancelled"  # unless an answer is reached
+        outcome = "cancelled"  # unless an answer is reached (notifications/cancelled)
         try:
             result = await registry.acall(
                 params.name,
@@ -259,6 +272,8 @@ class RegistryServer:
                 auth=caller,
             )
             outcome = "ok" if result.ok else result.error.kind if result.error else "tool_error"
+            if notifier is not None:
+                await notifier.aclose()  # the last progress goes before the answer
         except Exception as exc:  # a bug below must still answer as a tool error
             outcome = "internal_error"
             logger.exception("tool %r failed unexpectedly", params.name)
@@ -267,6 +282,9 @@ class RegistryServer:
             )
             return types.CallToolResult(content=[types.TextContent(text=text)], is_error=True)
         finally:
+            if notifier is not None and listening is not None:
+                current_reporter.reset(listening)
+                notifier.abandon()  # (after aclose: nothing left to do)
             if token is not None:
                 unmark_call(token)
             if self.call_observers:
