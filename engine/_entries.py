@@ -20,6 +20,7 @@ from typing import Any, Literal
 from ._binding import PreparedTool
 from ._errors import DuplicateToolError, RegistrationError
 from ._model import (
+    McpPromptUse,
     McpServerSpec,
     McpToolUse,
     PromptSpec,
@@ -51,8 +52,16 @@ __all__ = [
 DuplicatePolicy = Literal["error", "replace", "warn"]
 """What adding a name that is already registered does: raise, replace, or keep the first."""
 
-Kind = Literal["tool", "prompt", "mcp_server", "web_search", "tool_use", "resource"]
-KINDS: tuple[Kind, ...] = ("tool", "prompt", "mcp_server", "web_search", "tool_use", "resource")
+Kind = Literal["tool", "prompt", "mcp_server", "web_search", "tool_use", "resource", "prompt_use"]
+KINDS: tuple[Kind, ...] = (
+    "tool",
+    "prompt",
+    "mcp_server",
+    "web_search",
+    "tool_use",
+    "resource",
+    "prompt_use",
+)
 
 WEB_SEARCH = "web_search"
 """The one name in the web-search table: a registry has at most one hosted search."""
@@ -64,6 +73,7 @@ KIND_LABELS: Mapping[Kind, str] = {
     "web_search": "web search",
     "tool_use": "MCP tool use",
     "resource": "resource",
+    "prompt_use": "MCP prompt use",
 }
 
 
@@ -78,6 +88,7 @@ class Entry:
         | McpServerSpec
         | WebSearchSpec
         | McpToolUse
+        | McpPromptUse
     )
     group: str | None
     yields: bool = False
@@ -86,7 +97,15 @@ class Entry:
     @property
     def spec(
         self,
-    ) -> ToolSpec | PromptSpec | ResourceSpec | McpServerSpec | WebSearchSpec | McpToolUse:
+    ) -> (
+        ToolSpec
+        | PromptSpec
+        | ResourceSpec
+        | McpServerSpec
+        | WebSearchSpec
+        | McpToolUse
+        | McpPromptUse
+    ):
         value = self.value
         if isinstance(value, PreparedTool | PreparedPrompt | PreparedResource):
             return value.spec
@@ -165,6 +184,9 @@ class RegistryChange:
     """URIs whose content changed while their declaration did not (a file edited on disk,
     :meth:`~tooldeck.ToolRegistry.resource_updated`): MCP ``notifications/resources/updated``
     for the clients subscribed to them."""
+    prompt_uses_added: tuple[str, ...] = ()
+    prompt_uses_removed: tuple[str, ...] = ()
+    prompt_uses_changed: tuple[str, ...] = ()
 
     def __bool__(self) -> bool:
         return any(getattr(self, f.name) for f in fields(self))
@@ -203,6 +225,10 @@ class RegistryChange:
             return cls(uses_added=added, uses_removed=removed, uses_changed=changed)
         if kind == "resource":
             return cls(resources_added=added, resources_removed=removed, resources_changed=changed)
+        if kind == "prompt_use":
+            return cls(
+                prompt_uses_added=added, prompt_uses_removed=removed, prompt_uses_changed=changed
+            )
         return cls(added=added, removed=removed, changed=changed)
 
     def __or__(self, other: RegistryChange) -> RegistryChange:
@@ -232,6 +258,8 @@ class GroupContent:
     uses: tuple[McpToolUse, ...] = ()
     """Tools implemented by attached MCP servers' tools, completed when they are listed."""
     resources: tuple[ResourceSpec | PreparedResource, ...] = ()
+    prompt_uses: tuple[McpPromptUse, ...] = ()
+    """Prompts implemented by attached MCP servers' prompts (``use: SERVER/PROMPT``)."""
     yields: bool = False
     """Its entries give way: a name another group or code declares later takes the entry's
     place in the same swap, instead of being refused. An attached server's tools yield, so a
@@ -301,6 +329,7 @@ def stage(
     *,
     uses: Iterable[McpToolUse] = (),
     resources: Iterable[PreparedResource] = (),
+    prompt_uses: Iterable[McpPromptUse] = (),
     yields: bool = False,
 ) -> StagedGroup:
     """One group's prepared content as entry tables; a name declared twice raises.
@@ -315,6 +344,7 @@ def stage(
         ("mcp_server", servers),
         ("tool_use", uses),
         ("resource", resources),
+        ("prompt_use", prompt_uses),
     ):
         table = tables[kind]  # type: ignore[index]
         for value in values:
@@ -331,6 +361,14 @@ def stage(
                 raise DuplicateToolError(
                     f"tool {name!r} is declared twice (once with use:)",
                     kind="tool",
+                    name=name,
+                    group=group,
+                    owner=group,
+                )
+            if kind == "prompt_use" and name in tables["prompt"]:
+                raise DuplicateToolError(
+                    f"prompt {name!r} is declared twice (once with use:)",
+                    kind="prompt",
                     name=name,
                     group=group,
                     owner=group,

@@ -18,10 +18,9 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import replace
 from pathlib import Path
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, cast, overload
+from typing import TYPE_CHECKING, Any, overload
 
 from ._binding import CallEnv, PreparedTool
 from ._calling import AfterHook, ApprovalCallback, BeforeHook, CallDispatch, Policy, WorkerPool
@@ -42,7 +41,6 @@ from ._entries import (
     with_entry,
     without_entry,
 )
-from ._errors import ToolCallError
 from ._lastreload import ReloadStatus, ReloadStatusSource
 from ._log import get_logger
 from ._model import (
@@ -55,7 +53,8 @@ from ._model import (
 from ._names import is_provider_safe, safe_name
 from ._portal import LoopPortal, running_loop
 from ._prepare import prepare_tool
-from ._prompts import PreparedPrompt, PromptMessage, prepare_prompt
+from ._promptaccess import PromptAccess
+from ._prompts import PreparedPrompt, prepare_prompt
 from ._resourceapi import ResourceRegistration
 from ._resourceread import PreparedResource, prepare_resource
 from ._secrets import Secrets
@@ -71,7 +70,9 @@ if TYPE_CHECKING:
 log = get_logger("tooldeck.registry")
 
 
-class ToolRegistry(RegistrationShortcuts, ResourceRegistration, SourceHolder, CallDispatch):
+class ToolRegistry(
+    RegistrationShortcuts, PromptAccess, ResourceRegistration, SourceHolder, CallDispatch
+):
     """Holds tools, prompts and resources, and calls tools with validated arguments.
 
     Args:
@@ -341,14 +342,6 @@ class ToolRegistry(RegistrationShortcuts, ResourceRegistration, SourceHolder, Ca
             await self._sources.arefresh()
         return tuple(t.spec for t in self._snapshot.tools.values())
 
-    def get_prompt(self, name: str) -> PromptSpec | None:
-        entry = self._snapshot.table("prompt").get(name)
-        return cast(PromptSpec, entry.spec) if entry is not None else None
-
-    def prompts(self) -> tuple[PromptSpec, ...]:
-        """Every prompt, in registration order."""
-        return tuple(cast(PromptSpec, e.spec) for e in self._snapshot.table("prompt").values())
-
     def group_of(self, name: str) -> str | None:
         """The group a tool belongs to (``None`` for tools registered in code)."""
         prepared = self._resolve(name)
@@ -399,22 +392,6 @@ class ToolRegistry(RegistrationShortcuts, ResourceRegistration, SourceHolder, Ca
             if after is not None:
                 self._policy.after.append(after)
             self._fast = not self._policy.active
-
-    def render_prompt(self, name: str, arguments: Any = None) -> PromptMessage:
-        """Render a prompt's text for its role; raises ToolCallError on bad arguments."""
-        entry = self._snapshot.table("prompt").get(name)
-        if entry is None:
-            raise ToolCallError("unknown_tool", f"prompt {name!r} does not exist", tool_name=name)
-        prompt = cast(PreparedPrompt, entry.value)
-        if not self.secrets:
-            return prompt.render(arguments, self._env)
-        try:
-            message = prompt.render(arguments, self._env)
-        except ToolCallError as exc:
-            raise ToolCallError(
-                exc.kind, self.secrets.redact(exc.message), tool_name=exc.tool_name
-            ) from None
-        return replace(message, text=self.secrets.redact(message.text))
 
     def close(self) -> None:
         """Shut down the worker threads this registry created."""
@@ -486,5 +463,6 @@ def _stage(group: str, content: GroupContent) -> StagedGroup:
         content.web_search,
         uses=content.uses,
         resources=resources,
+        prompt_uses=content.prompt_uses,
         yields=content.yields,
     )

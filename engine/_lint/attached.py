@@ -1,7 +1,7 @@
 """Lint rules for attached MCP servers and ``use:`` entries (TD412-TD414).
 
 What can be checked without a connection is checked always: a ``use:``
-entry must name a server declared with ``via: client``. The rest needs the
+entry (a tool's or a prompt's) must name a server declared with ``via: client``. The rest needs the
 server's live tool list, which the CLI gathers before linting
 (:func:`tooldeck._lint.live.list_servers`) and hands over as plain data in
 :attr:`LintContext.live`; this module never imports ``mcp``. A server lint
@@ -63,7 +63,8 @@ def _server_unreachable(ctx: LintContext) -> Iterator[Diagnostic]:
 
 @rule("TD413", "mcp-tool-use-unresolved", Severity.ERROR)
 def _use_unresolved(ctx: LintContext) -> Iterator[Diagnostic]:
-    """A ``use: SERVER/TOOL`` entry that cannot become a tool.
+    """A ``use: SERVER/TOOL`` entry that cannot become a tool (or a prompt's
+    ``use: SERVER/PROMPT`` entry that cannot become a prompt).
 
     Checked always: the server must be declared with ``via: client``.
     Checked against the live server when lint can connect: the server must
@@ -74,10 +75,14 @@ def _use_unresolved(ctx: LintContext) -> Iterator[Diagnostic]:
     Why: such an entry is left out when the server is attached; the model
     would never see the tool the manifest describes.
 
+    A prompt's entry is checked the same way: a ``via: client`` server,
+    and, live, one that offers the prompt.
+
     Bad:  ``{use: time/get_time}`` when the server offers ``get_current_time``
     Good: ``{use: time/get_current_time, args: {timezone: {default: UTC}}}``
     """
     servers = _servers(ctx)
+    yield from _prompt_uses_unresolved(ctx, servers)
     for bundle in ctx.result.bundles.values():
         for use in bundle.uses:
             path = bundle.tool_paths[use.name]
@@ -117,6 +122,36 @@ def _use_unresolved(ctx: LintContext) -> Iterator[Diagnostic]:
                     where = (*where, problem.field)
                 yield ctx.at(
                     bundle, where, "TD413", f"tool {use.name!r}: {problem.message}", use.name
+                )
+
+
+def _prompt_uses_unresolved(
+    ctx: LintContext, servers: dict[str, tuple[Bundle, str]]
+) -> Iterator[Diagnostic]:
+    for bundle in ctx.result.bundles.values():
+        for use in bundle.prompt_uses:
+            where = (*bundle.prompt_paths[use.name], "use")
+            declared = servers.get(use.server)
+            what = f"prompt {use.name!r}: MCP server {use.server!r}"
+            if declared is None or declared[1] != "client":
+                why = (
+                    "is not declared in mcp_servers"
+                    if declared is None
+                    else "is hosted (via: hosted); use: needs via: client"
+                )
+                yield ctx.at(bundle, where, "TD413", f"{what} {why}", use.name)
+                continue
+            live = None if ctx.live is None else ctx.live.get(use.server)
+            if live is None or live.error is not None or live.prompts is None:
+                continue  # not checked (TD412 says so for a server it could not reach)
+            if use.prompt not in live.prompts:
+                offered = ", ".join(sorted(live.prompts)[:20]) or "none"
+                yield ctx.at(
+                    bundle,
+                    where,
+                    "TD413",
+                    f"{what} has no prompt {use.prompt!r} (it offers: {offered})",
+                    use.name,
                 )
 
 

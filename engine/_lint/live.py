@@ -10,6 +10,7 @@ a value with its reason, never an exception.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Iterable
 from typing import Any
 
@@ -23,7 +24,8 @@ __all__ = ["list_servers"]
 async def list_servers(
     servers: Iterable[McpServerSpec], *, connect_timeout: float = 30.0, errlog: Any = None
 ) -> dict[str, LiveServer]:
-    """Each client-side server's tools (name -> input schema), or why it could not be listed."""
+    """Each client-side server's tools (name -> input schema) and prompt names, or why it
+    could not be listed."""
     chosen = [s for s in servers if s.via == "client"]
     found = await asyncio.gather(*(_list(s, connect_timeout, errlog) for s in chosen))
     return {s.name: live for s, live in zip(chosen, found, strict=True)}
@@ -34,8 +36,15 @@ async def _list(spec: McpServerSpec, connect_timeout: float, errlog: Any) -> Liv
     try:
         await conn.start()
         tools = await asyncio.wait_for(conn.list_tools(), connect_timeout)
+        prompts: tuple[str, ...] | None = ()  # (no prompts capability: it offers none)
+        if conn.offers("prompts"):
+            prompts = None
+            with contextlib.suppress(Exception):  # (its use: prompt entries go unchecked)
+                listed = await asyncio.wait_for(conn.list_prompts(), connect_timeout)
+                prompts = tuple(prompt.name for prompt in listed)
     except Exception as exc:  # one server's failure is that server's finding
         return LiveServer(error=conn.describe(exc))
     finally:
         await conn.aclose()
-    return LiveServer(tools={tool.name: dict(tool.input_schema) for tool in tools})
+    tools_found = {tool.name: dict(tool.input_schema) for tool in tools}
+    return LiveServer(tools=tools_found, prompts=prompts)

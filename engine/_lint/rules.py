@@ -61,6 +61,8 @@ class LiveServer:
     """Why it could not be listed; None when it was."""
     tools: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     """Remote tool name -> its input schema."""
+    prompts: tuple[str, ...] | None = None
+    """Its prompts' names (empty: it offers none); None when they could not be listed."""
 
 
 @dataclass

@@ -24,8 +24,10 @@ if typing.TYPE_CHECKING:
         MCP_MAX_REPLY_BYTES,
         MCP_MAX_TOOLS,
         ArgumentReshape,
+        McpPromptUse,
         McpServerSpec,
         McpToolUse,
+        ToolFilter,
     )
     from .resources import ResourceSpec
     from .tools import DEFAULT_RETRY_ON, PromptSpec, ResultSpec, RetrySpec, ToolSpec
@@ -40,12 +42,14 @@ __all__ = [
     "SEARCH_CONTEXT_SIZES",
     "WEB_SEARCH_TYPES",
     "ArgumentReshape",
+    "McpPromptUse",
     "McpServerSpec",
     "McpToolUse",
     "PromptSpec",
     "ResourceSpec",
     "ResultSpec",
     "RetrySpec",
+    "ToolFilter",
     "ToolSpec",
     "WebSearchSpec",
 ]
@@ -57,6 +61,7 @@ _EXPORTS: dict[str, str] = {
     "MCP_CALL_TIMEOUT": ".mcp_servers",
     "MCP_MAX_REPLY_BYTES": ".mcp_servers",
     "MCP_MAX_TOOLS": ".mcp_servers",
+    "McpPromptUse": ".mcp_servers",
     "McpServerSpec": ".mcp_servers",
     "McpToolUse": ".mcp_servers",
     "PromptSpec": ".tools",
@@ -64,6 +69,7 @@ _EXPORTS: dict[str, str] = {
     "ResultSpec": ".tools",
     "RetrySpec": ".tools",
     "SEARCH_CONTEXT_SIZES": ".websearch",
+    "ToolFilter": ".mcp_servers",
     "ToolSpec": ".tools",
     "WEB_SEARCH_TYPES": ".websearch",
     "WebSearchSpec": ".websearch",

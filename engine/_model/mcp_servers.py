@@ -1,13 +1,14 @@
-"""External MCP servers (:class:`McpServerSpec`) and the tools using theirs (:class:`McpToolUse`).
+"""External MCP servers (:class:`McpServerSpec`) and the tools and prompts using theirs.
 
 A server is handed to the provider (``via="hosted"``) or attached by tooldeck
 (``via="client"``); a ``use: SERVER/TOOL`` entry presents one of an attached
-server's tools as a registry tool, its arguments reshaped (:class:`ArgumentReshape`).
+server's tools as a registry tool, its arguments reshaped (:class:`ArgumentReshape`),
+and a ``use: SERVER/PROMPT`` prompt entry one of its prompts (:class:`McpPromptUse`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -25,9 +26,16 @@ __all__ = [
     "MCP_MAX_REPLY_BYTES",
     "MCP_MAX_TOOLS",
     "ArgumentReshape",
+    "McpPromptUse",
     "McpServerSpec",
     "McpToolUse",
+    "ToolFilter",
 ]
+
+ToolFilter = Callable[[Any], Any]
+"""``tool_filter(tool) -> bool`` (or an awaitable of it): whether an attached server's tool
+is registered as it is. ``tool`` is the server's definition as listed (the ``mcp``
+package's ``Tool``: ``name``, ``description``, ``input_schema``, ``annotations``)."""
 
 
 MCP_APPROVAL_FILTER_KEYS = ("tool_names", "read_only")
@@ -112,6 +120,22 @@ class McpServerSpec:
     """Only these remote tools are registered as they are (``None``: all of them)."""
     denied_tools: tuple[str, ...] = ()
     """Remote tools never registered as they are (after ``allowed_tools``)."""
+    tool_filter: ToolFilter | None = None
+    """``via="client"``, Python API only: a callable asked about each remote tool after
+    ``allowed_tools`` and ``denied_tools`` (see :data:`ToolFilter`); False leaves the tool
+    out, as a denial does, and so does a filter that raises (logged as a warning).
+    Compared by identity when the registry compares declarations."""
+    allowed_prompts: tuple[str, ...] | None = None
+    """``via="client"``: only these remote prompts are registered (``None``: all of them).
+    Names are the server's own, before ``prefix``; tool lists never apply to prompts."""
+    denied_prompts: tuple[str, ...] = ()
+    """Remote prompts never registered (after ``allowed_prompts``)."""
+    allowed_resources: tuple[str, ...] | None = None
+    """``via="client"``: only the remote resources with these URIs, and the templates with
+    these URI templates, are registered (``None``: all of them). URIs are the server's own:
+    ``prefix`` applies to resources' names, never to their URIs."""
+    denied_resources: tuple[str, ...] = ()
+    """Remote resources (by URI) and templates (by template) never registered."""
     cwd: str | None = None
     """Working directory of a stdio server (``command``)."""
     transport: Literal["http", "sse"] = "http"
@@ -150,6 +174,23 @@ class McpServerSpec:
         if remote in reshaped or remote in self.denied_tools:
             return False
         return self.allowed_tools is None or remote in self.allowed_tools
+
+    def offers_prompt(self, remote: str, used: Collection[str] = ()) -> bool:
+        """Whether the remote prompt ``remote`` becomes a registry prompt as it is.
+
+        ``allowed_prompts`` (if set) must name it and ``denied_prompts`` must
+        not, and no ``use:`` prompt entry may name it (``used``), since the
+        entry presents it instead.
+        """
+        if remote in used or remote in self.denied_prompts:
+            return False
+        return self.allowed_prompts is None or remote in self.allowed_prompts
+
+    def offers_resource(self, key: str) -> bool:
+        """Whether the remote resource (its URI) or template (its template) registers."""
+        if key in self.denied_resources:
+            return False
+        return self.allowed_resources is None or key in self.allowed_resources
 
     def __post_init__(self) -> None:
         problem = name_problem(self.name) if isinstance(self.name, str) else "is not a string"
@@ -209,8 +250,18 @@ class McpServerSpec:
             object.__setattr__(
                 self, "require_approval", _approval(self.name, self.require_approval)
             )
-        if self.allowed_tools is not None:
-            object.__setattr__(self, "allowed_tools", tuple(self.allowed_tools))
+        for names in ("allowed_tools", "allowed_prompts", "allowed_resources"):
+            if getattr(self, names) is not None:
+                object.__setattr__(self, names, tuple(getattr(self, names)))
+        object.__setattr__(self, "denied_prompts", tuple(self.denied_prompts))
+        object.__setattr__(self, "denied_resources", tuple(self.denied_resources))
+        if self.tool_filter is not None and not callable(self.tool_filter):
+            raise RegistrationError(
+                f"MCP server {self.name!r}: tool_filter must be a callable taking a tool",
+                tool_name=self.name,
+                param="tool_filter",
+                code="TD114",
+            )
         for limit, least in (("max_reply_bytes", 1024), ("max_tools", 1)):
             value = getattr(self, limit)
             if isinstance(value, bool) or not isinstance(value, int) or value < least:
@@ -268,3 +319,37 @@ class McpToolUse:
     @property
     def origin(self) -> SourceLocation | None:
         return self.template.origin
+
+
+@dataclass(frozen=True, kw_only=True)
+class McpPromptUse:
+    """A prompt implemented by an attached MCP server's prompt (``use: SERVER/PROMPT``).
+
+    The name, description and tags are tooldeck's; the arguments and the
+    rendering (every message, in the roles the server gives) are the remote
+    prompt's, known once its server lists its prompts. The entry reserves
+    ``name`` from the moment it is declared, as a tool's ``use:`` entry does.
+    """
+
+    server: str
+    prompt: str
+    name: str
+    description: str | None = None
+    """Shown instead of the remote prompt's description (``None``: the server's)."""
+    tags: tuple[str, ...] = ()
+    bundle: str | None = None
+    origin: SourceLocation | None = None
+
+    def __post_init__(self) -> None:
+        problem = name_problem(self.name) if isinstance(self.name, str) else "is not a string"
+        if problem is not None:
+            raise RegistrationError(
+                f"prompt name {self.name!r} {problem}", tool_name=str(self.name), path=("name",)
+            )
+        if not self.server or not self.prompt:
+            raise RegistrationError(
+                f"prompt {self.name!r}: use: needs SERVER/PROMPT",
+                tool_name=self.name,
+                code="TD117",
+                path=("use",),
+            )

@@ -9,7 +9,7 @@ arguments in :mod:`tooldeck._binding`, running them in :mod:`tooldeck._calling.p
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -146,7 +146,8 @@ class ToolSpec:
 
 @dataclass(frozen=True, kw_only=True)
 class PromptSpec:
-    """A reusable prompt: a template or a handler that renders text for a role."""
+    """A reusable prompt: a template or a handler that renders text for a role, or a
+    ``renderer`` that renders it elsewhere (an attached MCP server's ``prompts/get``)."""
 
     name: str
     description: str
@@ -157,3 +158,7 @@ class PromptSpec:
     tags: tuple[str, ...] = ()
     bundle: str | None = None
     origin: SourceLocation | None = None
+    renderer: Callable[[dict[str, Any]], Awaitable[Sequence[Any]]] | None = None
+    """Renders the prompt remotely: ``await renderer(arguments)`` returns its messages
+    (:class:`~tooldeck.PromptMessage`, as many as the source gives). Set by an MCP
+    attachment for an attached server's prompts; instead of ``template`` and ``handler``."""

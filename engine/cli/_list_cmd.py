@@ -85,17 +85,7 @@ def _listing(
         _tool_row(registry, spec, tokens[registry.safe_name(spec.name)])
         for spec in registry.tools()
     ]
-    prompts = [
-        {
-            "name": p.name,
-            "role": p.role,
-            "description": p.description,
-            "bundle": p.bundle,
-            "params": [x.name for x in p.params],
-            "source": _source(p.origin),
-        }
-        for p in registry.prompts()
-    ]
+    prompts = [_prompt_row(registry, p) for p in registry.prompts()]
     servers = [
         {
             "name": s.name,
@@ -109,7 +99,7 @@ def _listing(
         for s in registry.mcp_servers()
     ]
     registered = {spec.name for spec in registry.tools()}
-    uses = [
+    uses: list[dict[str, Any]] = [
         {
             "name": u.name,
             "use": f"{u.server}/{u.tool}",
@@ -117,6 +107,16 @@ def _listing(
         }
         for u in registry.tool_uses()
         if u.name not in registered
+    ]
+    uses += [
+        {
+            "name": u.name,
+            "use": f"{u.server}/{u.prompt}",
+            "source": _source(u.origin),
+            "prompt": True,
+        }
+        for u in registry.prompt_uses()
+        if registry.get_prompt(u.name) is None
     ]
     search = registry.web_search()
     listing: dict[str, Any] = {
@@ -178,6 +178,27 @@ def _status(health: Any, via: str | None, connected: bool) -> dict[str, Any] | N
         },
         "skipped": list(health.skipped),
         "unresolved": list(health.unresolved),
+        "prompts": list(health.prompts),
+        "prompts_left_out": list(health.prompts_left_out),
+        "resources": list(health.resources),
+        "resources_left_out": list(health.resources_left_out),
+    }
+
+
+def _prompt_row(registry: ToolRegistry, prompt: Any) -> dict[str, Any]:
+    """A prompt as ``list`` shows it; an attached server's says which server renders it."""
+    use = registry.prompt_use(prompt.name)
+    remote = prompt.renderer is not None
+    server = next((t[4:] for t in prompt.tags if t.startswith("mcp:")), None) if remote else None
+    return {
+        "name": prompt.name,
+        "role": None if remote else prompt.role,  # (a server's prompt: each message's own)
+        "description": prompt.description,
+        "bundle": prompt.bundle,
+        "params": [x.name for x in prompt.params],
+        "source": _source(prompt.origin),
+        "server": server,
+        "use": None if use is None else f"{use.server}/{use.prompt}",
     }
 
 
@@ -305,9 +326,11 @@ def _lines(listing: dict[str, Any]) -> list[str]:
         for bound in row["from_auth"]:
             lines.append(f"    {bound['name']}: from the caller's token ({bound['claim']})")
     for prompt in listing["prompts"]:
-        lines.append(
-            f"prompt {prompt['name']} ({prompt['role']})  {_first_line(prompt['description'])}"
-        )
+        if prompt["server"] is None:
+            how = prompt["role"]
+        else:
+            how = f"use: {prompt['use']}" if prompt["use"] else f"MCP server {prompt['server']}"
+        lines.append(f"prompt {prompt['name']} ({how})  {_first_line(prompt['description'])}")
     for kind, key in (("resource", "resources"), ("resource template", "resource_templates")):
         for resource in listing[key]:
             served = f"file {resource['file']}" if resource["file"] else resource["handler"]
@@ -322,7 +345,8 @@ def _lines(listing: dict[str, Any]) -> list[str]:
                 lines.append(f"    needs scopes: {', '.join(resource['scopes'])}")
     for use in listing["unattached_uses"]:
         where = f"  {use['source']}" if use["source"] else ""
-        lines.append(f"{use['name']}  (use: {use['use']}; not attached){where}")
+        kind = "prompt " if use.get("prompt") else ""
+        lines.append(f"{kind}{use['name']}  (use: {use['use']}; not attached){where}")
     for server in listing["mcp_servers"]:
         target = server["url"] or " ".join(server["command"])
         lines.append(f"mcp server {server['name']} via {server['via']}: {target}{_said(server)}")
@@ -351,8 +375,13 @@ def _said(server: dict[str, Any]) -> str:
         return f"  (unavailable: {status['error']})"
     count = len(status["tools"])
     parts = [plural(count, "tool")]
+    if status["prompts"]:
+        parts.append(plural(len(status["prompts"]), "prompt"))
+    if status["resources"]:
+        parts.append(plural(len(status["resources"]), "resource"))
     if status["shadowed"]:
         parts.append("shadowed: " + ", ".join(status["shadowed"]))
-    if status["unresolved"]:
-        parts.append("left out: " + "; ".join(status["unresolved"]))
+    left_out = status["unresolved"] + status["prompts_left_out"] + status["resources_left_out"]
+    if left_out:
+        parts.append("left out: " + "; ".join(left_out))
     return "  (" + "; ".join(parts) + ")"

@@ -496,4 +496,5 @@ def _content(bundle: Bundle | None) -> GroupContent:
         bundle.web_search,
         tuple(bundle.uses),
         resources=tuple(bundle.prepared_resources.get(s.key, s) for s in bundle.resources),
+        prompt_uses=tuple(bundle.prompt_uses),
     )

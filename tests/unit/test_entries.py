@@ -160,7 +160,15 @@ def test_change_records_merge_and_say_which_lists_changed():
     assert RegistryChange.of("prompt", removed=("p",)).prompts_list_changed
     assert RegistryChange.of("web_search", added=(WEB_SEARCH,)).web_search_changed
     assert not RegistryChange()
-    assert set(KINDS) == {"tool", "prompt", "mcp_server", "web_search", "tool_use", "resource"}
+    assert set(KINDS) == {
+        "tool",
+        "prompt",
+        "mcp_server",
+        "web_search",
+        "tool_use",
+        "resource",
+        "prompt_use",
+    }
     assert RegistryChange.of("resource", added=("docs://a",)).resources_list_changed
     assert RegistryChange.of("tool_use", changed=("now",)).uses_changed == ("now",)
     assert not RegistryChange.of("tool_use", added=("now",)).tools_changed

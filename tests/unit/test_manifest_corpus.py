@@ -201,7 +201,10 @@ def test_the_fortieth_tool_is_located_by_line_and_json_path() -> None:
         ("lint_dotted_name", "files_read"),
         ("version_2", "must be 1, got 2"),
         ("mcp_url_and_command", "needs exactly one of 'url' or 'command'; has both"),
-        ("prompt_without_body", "needs exactly one of 'template' or 'handler'; has neither"),
+        (
+            "prompt_without_body",
+            "needs exactly one of 'template' or 'handler' or 'use'; has neither",
+        ),
         ("duplicate_tool_name", "declared twice in this file (first at line 5)"),
         ("param_declared_twice", "parameter 'path' is declared twice"),
     ],

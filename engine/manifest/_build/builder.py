@@ -26,6 +26,7 @@ from ..._errors import RegistrationError
 from ..._inference import describe_handler, infer_params, snake_case
 from ..._model import (
     McpServerSpec,
+    McpPromptUse,
     McpToolUse,
     PromptSpec,
     ResourceSpec,
@@ -41,7 +42,7 @@ from ..._resourceread import PreparedResource
 from ..._yaml import YamlDocument
 from .params import param_entry
 from .resources import build_resource
-from .use import build_use
+from .use import build_prompt_use, build_use
 from .._resolve import (
     STATIC_NOTES,
     HandlerResolver,
@@ -91,6 +92,8 @@ class Bundle:
     server_paths: dict[str, Path_] = field(default_factory=dict)
     uses: list[McpToolUse] = field(default_factory=list)
     """Tools implemented by attached MCP servers' tools (``use: SERVER/TOOL``)."""
+    prompt_uses: list[McpPromptUse] = field(default_factory=list)
+    """Prompts implemented by attached MCP servers' prompts (``use: SERVER/PROMPT``)."""
     web_search: WebSearchSpec | None = None
     diagnostics: list[Diagnostic] = field(default_factory=list)
     prepared_tools: dict[str, PreparedTool] = field(default_factory=dict, repr=False)
@@ -359,6 +362,9 @@ class _Builder:
     def prompt(self, entry: Mapping[str, Any], path: Path_) -> None:
         name = entry["name"]
         if self.duplicate("prompt", name, path, self.bundle.prompt_paths):
+            return
+        if "use" in entry:
+            build_prompt_use(self, entry, path)
             return
         handler = None
         if "handler" in entry:

@@ -1,4 +1,5 @@
-"""A ``use: SERVER/TOOL`` manifest entry -> :class:`~tooldeck._model.McpToolUse`.
+"""A ``use: SERVER/TOOL`` manifest entry -> :class:`~tooldeck._model.McpToolUse`
+(and a prompt's ``use: SERVER/PROMPT`` -> :class:`~tooldeck._model.McpPromptUse`).
 
 Such a tool has no handler and no schema until its server is listed, so the
 loader checks everything it can without the server (the options, the
@@ -14,10 +15,10 @@ from typing import Any, Protocol
 
 from ..._diagnostics import Severity, SourceLocation
 from ..._errors import RegistrationError, ToolFailed
-from ..._model import ArgumentReshape, McpToolUse, ToolSpec
+from ..._model import ArgumentReshape, McpPromptUse, McpToolUse, ToolSpec
 from ..._params import MISSING
 
-__all__ = ["build_use", "not_attached"]
+__all__ = ["build_prompt_use", "build_use", "not_attached"]
 
 Path_ = tuple[str | int, ...]
 
@@ -100,6 +101,40 @@ def build_use(
         )
     )
     builder.bundle.tool_paths[name] = path
+
+
+def build_prompt_use(builder: _Builder, entry: Mapping[str, Any], path: Path_) -> None:
+    """Check one prompt ``use:`` entry and add its declaration to the builder's bundle.
+
+    The remote prompt gives the arguments, the messages and their roles;
+    the entry gives the name, and may give a description and tags.
+    """
+    server, _, prompt = str(entry["use"]).partition("/")
+    name = entry["name"]
+    for key in ("params", "role"):
+        if key in entry:
+            why = (
+                "with use:, the server's prompt declares the arguments"
+                if key == "params"
+                else "with use:, the server's prompt gives each message its role"
+            )
+            builder.report((*path, key), "TD117", why, tool=name)
+            return
+    try:
+        use = McpPromptUse(
+            server=server,
+            prompt=prompt,
+            name=name,
+            description=entry.get("description"),
+            tags=tuple(entry.get("tags", ())),
+            bundle=builder.bundle.name,
+            origin=builder.locate(path),
+        )
+    except RegistrationError as exc:
+        builder.report((*path, *exc.path), exc.code, exc.message, tool=name)
+        return
+    builder.bundle.prompt_uses.append(use)
+    builder.bundle.prompt_paths[name] = path
 
 
 def _arguments(

@@ -56,27 +56,20 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from mcp.client.session import ClientSession
-from mcp.shared.exceptions import MCPError
 
 from ..._entries import GroupContent, RegistryChange
 from ..._errors import ToolFailed
 from ..._model import MCP_CALL_TIMEOUT, McpServerSpec
+from ..._portal import LoopPortal, arun_on
 from ..._reshape import Forward
-from .callerrors import failed, server_words, timed_out, unavailable
-from .connection import (
-    CallTimedOut,
-    ConnectionLost,
-    McpConnection,
-    Refused,
-    SessionFactory,
-    describe_error,
-    result_text,
-)
-from .listing import group_name, precompile
+from .calls import RemoteRequests
+from .connection import SessionFactory, describe_error
+from .extras import list_extras
+from .listing import group_name, precompile, rejected_by_filter
 from .publish import publish
 from .source import AttachedSource
 from .state import ServerHealth, ServerState
@@ -84,7 +77,10 @@ from .state import ServerHealth, ServerState
 if TYPE_CHECKING:
     from types import TracebackType
 
+    from ..._prompts import PromptMessage
     from ..._registry import ToolRegistry
+    from ..._resourceread import ResourceContents
+    from ..._uritemplate import UriTemplate
 
 __all__ = ["McpAttachment", "ServerHealth", "group_name"]
 
@@ -97,7 +93,7 @@ _RELIST_SPACING = 1.0
 """Seconds between the starts of two listings that follow ``tools/list_changed``."""
 
 
-class McpAttachment(AttachedSource):
+class McpAttachment(AttachedSource, RemoteRequests):
     """Client-side MCP servers as registry tools; see the module docstring.
 
     Args:
@@ -136,6 +132,7 @@ class McpAttachment(AttachedSource):
         """Whether servers declared (or removed) later by a reload are attached too."""
         self._servers = {s.name: ServerState(s) for s in specs if s.via == "client"}
         self._uses = registry.tool_uses()
+        self._prompt_uses = registry.prompt_uses()
         self._unsubscribe: Callable[[], None] | None = None
         self._unsource: Callable[[], None] | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -173,6 +170,7 @@ class McpAttachment(AttachedSource):
         self._unsubscribe = self.registry.subscribe(self._on_registry_change)
         self._unsource = self.registry.add_source(self)
         self._uses = self.registry.tool_uses()
+        self._prompt_uses = self.registry.prompt_uses()
         eager = [n for n, s in self._servers.items() if s.spec.initialize_on_startup]
         return await self.refresh(*eager) if eager else {}
 
@@ -247,6 +245,7 @@ class McpAttachment(AttachedSource):
             try:
                 conn = await self._connect(state)
                 tools = await asyncio.wait_for(conn.list_tools(), self._connect_timeout)
+                rejected = await rejected_by_filter(state.spec, tools)
             except Exception as exc:  # one server's failure never spreads
                 state.error = f"cannot list tools: {describe_error(exc)}"
                 state.checked_at = self._clock()
@@ -254,8 +253,9 @@ class McpAttachment(AttachedSource):
                     "MCP server %r: %s; its tools are left out", state.spec.name, state.error
                 )
                 await self._evict(state, conn)
-                state.remote = None
+                state.remote = state.remote_prompts = state.remote_resources = None
                 return self._publish().get(state.spec.name, RegistryChange())
+            extras = await list_extras(conn, state.spec.name, self._connect_timeout)
             if len(tools) > _COMPILE_INLINE:  # compiling thousands of schemas: not on the loop
                 handlers = {tool.name: self._handler(state, tool.name) for tool in tools}
                 compiled = await asyncio.to_thread(
@@ -266,13 +266,17 @@ class McpAttachment(AttachedSource):
                     raw_handler=handlers.__getitem__,
                     timeout=self._timeout_of(state.spec),
                     compiled=state.built.compiled,
+                    rejected=rejected,
                 )
                 state.built.compiled.update(compiled)
             if self._closed or self._servers.get(state.spec.name) is not state:
                 return RegistryChange()  # closed, or the declaration changed, meanwhile
             state.error = None
             state.listed_at = state.checked_at = self._clock()
-            state.remote = tools
+            state.remote, state.rejected = tools, rejected
+            state.remote_prompts, state.prompts_error = extras.prompts, extras.prompts_error
+            state.remote_resources = extras.resources
+            state.resources_error = extras.resources_error
             return self._publish().get(state.spec.name, RegistryChange())
 
     def _publish(self, gone: Iterable[str] = ()) -> dict[str, RegistryChange]:
@@ -284,6 +288,9 @@ class McpAttachment(AttachedSource):
             raw_handler=self._handler,
             use_handler=self._use_handler,
             timeout_of=self._timeout_of,
+            prompt_uses=self._prompt_uses,
+            renderer=self._renderer,
+            reader=self._reader,
             gone=gone,
         )
 
@@ -314,6 +321,53 @@ class McpAttachment(AttachedSource):
             call_mcp_tool.__name__ = f"mcp_{remote}"
             handler = state.handlers[remote] = call_mcp_tool
         return handler
+
+    def _renderer(self, state: ServerState, name: str, remote: str) -> Callable[..., Any]:
+        """The renderer of the registry's prompt ``name`` (``prompts/get`` of ``remote``).
+
+        One per name and remote prompt, kept across listings (an unchanged
+        prompt stays the same registry entry); it runs on the attachment's
+        loop whichever loop awaits it.
+        """
+        renderer = state.renderers.get((name, remote))
+        if renderer is None:
+            timeout = self._call_timeout(state.spec, None)
+
+            async def render(arguments: dict[str, Any]) -> tuple[PromptMessage, ...]:
+                def get() -> Awaitable[tuple[PromptMessage, ...]]:
+                    return self._get_prompt(state, name, remote, arguments, timeout)
+
+                portal = None if self._loop is None else LoopPortal(self._loop)
+                messages: tuple[PromptMessage, ...] = await arun_on(portal, get)
+                return messages
+
+            renderer = state.renderers[name, remote] = render
+        return renderer
+
+    def _reader(
+        self, state: ServerState, key: str, template: UriTemplate | None
+    ) -> Callable[..., Any]:
+        """The handler of the registry's resource ``key`` (``resources/read`` of its URI).
+
+        One per key, kept across listings; a template's reads the URI its
+        values expand to. It runs on the attachment's loop.
+        """
+        reader = state.readers.get(key)
+        if reader is None:
+            timeout = self._call_timeout(state.spec, None)
+
+            async def read(**values: object) -> ResourceContents:
+                uri = key if template is None else template.expand(dict(values))
+
+                def get() -> Awaitable[ResourceContents]:
+                    return self._read_resource(state, key, uri, timeout)
+
+                portal = None if self._loop is None else LoopPortal(self._loop)
+                contents: ResourceContents = await arun_on(portal, get)
+                return contents
+
+            reader = state.readers[key] = read
+        return reader
 
     def _use_handler(
         self, state: ServerState, name: str, remote: str, forward: Forward, own: float | None
@@ -350,14 +404,23 @@ class McpAttachment(AttachedSource):
             return  # our own publications
         if change.uses_added or change.uses_removed or change.uses_changed:
             self._uses = self.registry.tool_uses()
+        prompt_uses = change.prompt_uses_added or change.prompt_uses_removed
+        if prompt_uses or change.prompt_uses_changed:
+            self._prompt_uses = self.registry.prompt_uses()
         if self._follow and (
             change.servers_added or change.servers_removed or change.servers_changed
         ):
             await self._follow_servers()
         elif (
-            change.tools_changed or change.uses_added or change.uses_removed or change.uses_changed
+            change.tools_changed
+            or change.uses_added
+            or change.uses_removed
+            or change.uses_changed
+            or change.prompts_list_changed
+            or prompt_uses
+            or change.prompt_uses_changed
         ):
-            self._publish()  # a name reserved or freed by a use: entry or a local tool
+            self._publish()  # a name reserved or freed by a use: entry or a local tool/prompt
 
     async def _follow_servers(self) -> None:
         declared = {s.name: s for s in self.registry.mcp_servers() if s.via == "client"}
@@ -403,89 +466,3 @@ class McpAttachment(AttachedSource):
             if not state.relist_again or self._closed:
                 return
             await asyncio.sleep(max(0.0, _RELIST_SPACING - (time.monotonic() - started)))
-
-    # ---------------------------------------------------------------- calls
-    async def _call(
-        self, state: ServerState, name: str, remote: str, arguments: dict[str, Any], timeout: float
-    ) -> str:
-        """Call ``remote`` for the registry's tool ``name``; every failure names ``name``."""
-        server = state.spec.name
-        if self._closed:
-            raise ToolFailed(unavailable(name, server, "is detached"), kind="execution_error")
-        if self._expired(state):
-            await self._refresh(state, force=False)
-            if remote not in state.tools.values():
-                why = f": {state.error}" if state.error else ""
-                raise ToolFailed(
-                    unavailable(name, server, f"no longer offers it{why}"),
-                    kind="execution_error",
-                )
-        for attempt in (1, 2):
-            conn = None
-            try:
-                live = state.conn  # (the usual case, without a call to _connect)
-                conn = live if live is not None and live.alive else await self._connect(state)
-                result = await conn.call_tool(remote, dict(arguments), timeout=timeout)
-            except CallTimedOut:
-                raise ToolFailed(timed_out(name, server, timeout), kind="timeout") from None
-            except Refused as exc:  # a reply over max_reply_bytes: that connection ended
-                await self._evict(state, conn)
-                state.error = f"connection ended: {exc}"
-                log.warning("MCP server %r: %s", server, state.error)
-                raise ToolFailed(failed(name, server, str(exc)), kind="execution_error") from None
-            except (ConnectionLost, OSError) as exc:
-                await self._evict(state, conn)
-                state.error = f"connection lost: {describe_error(exc)}"
-                log.warning("MCP server %r: %s (attempt %d)", server, state.error, attempt)
-                if attempt == 2:
-                    raise ToolFailed(
-                        unavailable(name, server, f"is unreachable ({describe_error(exc)})"),
-                        kind="execution_error",
-                    ) from exc
-                continue
-            except MCPError as exc:  # the server answered with a protocol error
-                words = server_words(exc.message, remote)
-                raise ToolFailed(failed(name, server, words), kind="mcp_error") from exc
-            if state.listed_at is not None:
-                state.error = None
-            if result.is_error:
-                words = server_words(result_text(result), remote)
-                raise ToolFailed(failed(name, server, words), kind="mcp_error")
-            return result_text(result)
-        raise AssertionError("unreachable")  # pragma: no cover
-
-    async def _connect(self, state: ServerState) -> McpConnection:
-        conn = state.conn
-        if conn is not None and conn.alive:
-            return conn
-        async with state.connect_lock:
-            conn = state.conn
-            if conn is not None and conn.alive:
-                return conn
-            if conn is not None:
-                await self._evict(state, conn)
-            conn = McpConnection(
-                state.spec,
-                connect_timeout=self._connect_timeout,
-                session_factory=self._session_factory,
-                errlog=self._errlog,
-                on_tools_changed=lambda: self._tools_changed(state),
-            )
-            await conn.start()
-            state.connects += 1
-            if self._closed:  # aclose ran while connecting
-                await conn.aclose()
-                raise ConnectionLost("the attachment closed")
-            state.conn = conn
-            return conn
-
-    async def _evict(self, state: ServerState, conn: McpConnection | None) -> None:
-        """Drop ``conn`` (only if it is still the server's) so the next use reconnects."""
-        if conn is None:
-            return
-        if state.conn is conn:
-            state.conn = None
-        try:
-            await conn.aclose()
-        except Exception as exc:  # closing a broken connection must not fail the caller
-            log.debug("MCP server %r: close failed: %s", state.spec.name, describe_error(exc))

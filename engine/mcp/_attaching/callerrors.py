@@ -17,8 +17,11 @@ import re
 
 __all__ = ["failed", "server_words", "timed_out", "unavailable"]
 
-_SDK_PREFIX = r"\s*Error (?:executing|calling) tool [\"']?{name}[\"']?(?::\s*|\s*$)"
-"""How the SDKs' servers start a tool's error text (``{name}``: the remote tool)."""
+_SDK_PREFIX = (
+    r"\s*Error (?:executing|calling) tool [\"']?{name}[\"']?(?::\s*|\s*$)"
+    r"|\s*Error rendering prompt [\"']?{name}[\"']?(?::\s*|\s*$)"
+)
+"""How the SDKs' servers start a tool's (or a prompt's) error text (``{name}``: the remote one)."""
 
 
 def server_words(text: str, remote: str) -> str:
@@ -28,15 +31,15 @@ def server_words(text: str, remote: str) -> str:
     return reason or "it gave no reason"
 
 
-def failed(name: str, server: str, reason: str) -> str:
-    """The call of ``name`` failed on ``server``: the server's error, or its reply."""
-    return f"tool {name!r} on MCP server {server!r} failed: {reason}"
+def failed(name: str, server: str, reason: str, kind: str = "tool") -> str:
+    """The call of ``name`` (a ``kind``: tool or prompt) failed on ``server``: its words."""
+    return f"{kind} {name!r} on MCP server {server!r} failed: {reason}"
 
 
-def timed_out(name: str, server: str, timeout: float) -> str:
-    return f"tool {name!r} on MCP server {server!r} did not answer within {timeout:g} s"
+def timed_out(name: str, server: str, timeout: float, kind: str = "tool") -> str:
+    return f"{kind} {name!r} on MCP server {server!r} did not answer within {timeout:g} s"
 
 
-def unavailable(name: str, server: str, why: str) -> str:
-    """``name`` cannot be called now: its server is gone, down, or no longer has the tool."""
-    return f"tool {name!r} is unavailable: MCP server {server!r} {why}"
+def unavailable(name: str, server: str, why: str, kind: str = "tool") -> str:
+    """``name`` cannot be used now: its server is gone, down, or no longer offers it."""
+    return f"{kind} {name!r} is unavailable: MCP server {server!r} {why}"

@@ -25,8 +25,8 @@ import asyncio
 import contextlib
 import inspect
 import logging
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import anyio
 from mcp.client.session import ClientSession
@@ -34,7 +34,14 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import (
     CONNECTION_CLOSED,
     CallToolResult,
+    GetPromptResult,
     PaginatedRequestParams,
+    Prompt,
+    PromptListChangedNotification,
+    ReadResourceResult,
+    Resource,
+    ResourceListChangedNotification,
+    ResourceTemplate,
     TextContent,
     Tool,
     ToolListChangedNotification,
@@ -65,6 +72,8 @@ __all__ = [
 ]
 
 log = logging.getLogger("tooldeck.mcp")
+
+_T = TypeVar("_T")
 
 SessionFactory = Callable[..., ClientSession]
 """Builds the session over a transport's streams (tests pass a counting subclass)."""
@@ -99,7 +108,8 @@ class ReplyRefused(Refused):
 
 
 class ListingRefused(Refused):
-    """``tools/list`` went over ``max_tools``, the page cap or the byte budget: left out whole."""
+    """A listing went over its count (``max_tools``), the page cap or the byte budget:
+    left out whole."""
 
 
 def describe_error(exc: BaseException) -> str:
@@ -121,9 +131,10 @@ class McpConnection:
     """A session with one server, opened by :meth:`start`, owned by a task on the loop.
 
     ``on_tools_changed`` is called (and awaited, if it returns an awaitable)
-    when the server sends ``notifications/tools/list_changed``; it runs in a
-    task of its own, so it may list the tools again or close this connection,
-    and what it raises is logged, never raised.
+    when the server sends ``notifications/tools/list_changed`` (or the
+    prompts' or resources' ``list_changed``); it runs in a task of its own, so
+    it may list the server again or close this connection, and what it
+    raises is logged, never raised.
     """
 
     def __init__(
@@ -233,7 +244,12 @@ class McpConnection:
     # ------------------------------------------------------------ notifications
     async def _on_message(self, message: IncomingMessage) -> None:
         """The session's ``message_handler``: server notifications and unreadable input."""
-        if isinstance(message, ToolListChangedNotification):
+        if isinstance(
+            message,
+            ToolListChangedNotification
+            | PromptListChangedNotification
+            | ResourceListChangedNotification,
+        ):
             self._tools_changed()
         elif isinstance(message, Exception):  # a line that is not JSON-RPC (logged at debug)
             log.debug("MCP server %r sent %s", self.spec.name, self.describe(message))
@@ -283,32 +299,59 @@ class McpConnection:
         a server's tools are all there or none is. The caller bounds the time.
         """
         session = self._live()
+        return await self._list_all(session.list_tools, "tools", "tool")
+
+    def offers(self, capability: str) -> bool:
+        """Whether the server declared ``capability`` (``prompts``, ``resources``): only
+        then is it asked for them."""
+        session = self._session
+        capabilities = None if session is None else session.server_capabilities
+        return capabilities is not None and getattr(capabilities, capability, None) is not None
+
+    async def list_prompts(self) -> list[Prompt]:
+        """Every prompt the server offers, bounded as :meth:`list_tools` is (``max_tools``)."""
+        session = self._live()
+        return await self._list_all(session.list_prompts, "prompts", "prompt")
+
+    async def list_resources(self) -> list[Resource]:
+        """Every fixed resource the server offers, bounded as :meth:`list_tools` is."""
+        session = self._live()
+        return await self._list_all(session.list_resources, "resources", "resource")
+
+    async def list_resource_templates(self) -> list[ResourceTemplate]:
+        """Every resource template the server offers, bounded as :meth:`list_tools` is."""
+        session = self._live()
+        return await self._list_all(
+            session.list_resource_templates, "resource_templates", "resource template"
+        )
+
+    async def _list_all(self, request: Callable[..., Any], field: str, noun: str) -> list[Any]:
         most = self.spec.max_tools
         budget = _LISTING_REPLIES * self.spec.max_reply_bytes
         start = self._transport.received
-        tools: list[Tool] = []
+        found: list[Any] = []
         cursor: str | None = None
         for _ in range(_MAX_PAGES):
             params = None if cursor is None else PaginatedRequestParams(cursor=cursor)
             try:
-                page = await session.list_tools(params=params)
+                page = await request(params=params)
             except MCPError as exc:
                 if exc.code == TOO_MANY_TOOLS:  # screened by the stdio transport
                     raise ListingRefused(exc.message) from None
                 raise self._translate(exc) from exc
-            tools.extend(page.tools)
-            if len(tools) > most:
+            found.extend(getattr(page, field))
+            if len(found) > most:
                 raise ListingRefused(
-                    f"it lists more than {plural(most, 'tool', grouped=True)} (max_tools)"
+                    f"it lists more than {plural(most, noun, grouped=True)} (max_tools)"
                 )
             if self._transport.received - start > budget:
                 raise ListingRefused(
-                    f"its tool list is over {budget:,} bytes (4 x max_reply_bytes)"
+                    f"its {noun} list is over {budget:,} bytes (4 x max_reply_bytes)"
                 )
             cursor = page.next_cursor
             if cursor is None:
-                return tools
-        raise ListingRefused(f"its tool list goes on past {_MAX_PAGES:,} pages")
+                return found
+        raise ListingRefused(f"its {noun} list goes on past {_MAX_PAGES:,} pages")
 
     async def call_tool(
         self, name: str, arguments: dict[str, Any], *, timeout: float = MCP_CALL_TIMEOUT
@@ -324,15 +367,31 @@ class McpConnection:
         a few seconds with a server that does not read.
         """
         session = self._live()
-        request = asyncio.ensure_future(session.call_tool(name, arguments))
+        return await self._request(session.call_tool(name, arguments), f"tool {name!r}", timeout)
+
+    async def get_prompt(
+        self, name: str, arguments: dict[str, str], *, timeout: float = MCP_CALL_TIMEOUT
+    ) -> GetPromptResult:
+        """``prompts/get``, bounded and translated as :meth:`call_tool` is."""
+        session = self._live()
+        return await self._request(session.get_prompt(name, arguments), f"prompt {name!r}", timeout)
+
+    async def read_resource(
+        self, uri: str, *, timeout: float = MCP_CALL_TIMEOUT
+    ) -> ReadResourceResult:
+        """``resources/read``, bounded and translated as :meth:`call_tool` is."""
+        session = self._live()
+        return await self._request(session.read_resource(uri), f"resource {uri!r}", timeout)
+
+    async def _request(self, coroutine: Awaitable[_T], what: str, timeout: float) -> _T:
+        request = asyncio.ensure_future(coroutine)
         try:
             return await asyncio.wait_for(asyncio.shield(request), timeout)
         except TimeoutError:
             if self._transport.refused is not None:
                 raise self._refused() from None
             raise CallTimedOut(
-                f"tool {name!r} on MCP server {self.spec.name!r} "
-                f"did not answer within {timeout:g} s"
+                f"{what} on MCP server {self.spec.name!r} did not answer within {timeout:g} s"
             ) from None
         except MCPError as exc:
             raise self._translate(exc) from exc

@@ -28,8 +28,9 @@ after another server's listing changes nothing in the registry.
 
 from __future__ import annotations
 
+import inspect
 import logging
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
@@ -50,6 +51,7 @@ __all__ = [
     "ServerTools",
     "group_name",
     "precompile",
+    "rejected_by_filter",
     "remote_hints",
     "server_tools",
     "unresolved_problems",
@@ -100,6 +102,7 @@ def server_tools(
     use_handler: Callable[[str, str, Forward, float | None], Callable[..., Any]],
     timeout: float | None,
     compiled: Mapping[str, tuple[Any, PreparedTool]] | None = None,
+    rejected: Collection[str] = (),
 ) -> ServerTools:
     """The tools ``spec``'s group should hold, given its listing and the rule's ``names``.
 
@@ -118,7 +121,7 @@ def server_tools(
     if remote is None:
         return out
     by_name = {tool.name: tool for tool in remote}
-    reshaped = {use.tool for use in names.uses.get(spec.name, ())}
+    reshaped = {use.tool for use in names.uses.get(spec.name, ())} | set(rejected)
     for tool in by_name.values():
         problem = remote_name_problem(tool.name)
         if problem is not None and spec.registers_as_is(tool.name, reshaped):
@@ -160,6 +163,7 @@ def precompile(
     raw_handler: Callable[[str], Callable[..., Any]],
     timeout: float | None,
     compiled: Mapping[str, tuple[Any, PreparedTool]] | None = None,
+    rejected: Collection[str] = (),
 ) -> Compiled:
     """Every raw tool of a long listing compiled ahead (in a worker thread), for reuse.
 
@@ -168,7 +172,7 @@ def precompile(
     name. One that fails is left for :func:`server_tools` to report.
     """
     previous = compiled or {}
-    reshaped = {use.tool for use in uses if use.server == spec.name}
+    reshaped = {use.tool for use in uses if use.server == spec.name} | set(rejected)
     out = ServerTools()
     for tool in remote:
         if spec.registers_as_is(tool.name, reshaped) and remote_name_problem(tool.name) is None:
@@ -184,6 +188,38 @@ def precompile(
                 quiet=True,
             )
     return out.compiled
+
+
+async def rejected_by_filter(spec: McpServerSpec, tools: Iterable[Tool]) -> frozenset[str]:
+    """The tools ``spec.tool_filter`` rejects, among those its allow and deny lists let in.
+
+    The filter sees a copy of each definition (it cannot change the listing).
+    A filter that raises rejects the tool, with a warning: a filter that
+    cannot decide must not let in what it was written to keep out.
+    """
+    check = spec.tool_filter
+    if check is None:
+        return frozenset()
+    rejected: set[str] = set()
+    for tool in tools:
+        if not spec.registers_as_is(tool.name):
+            continue
+        try:
+            verdict = check(tool.model_copy(deep=True))
+            if inspect.isawaitable(verdict):
+                verdict = await verdict
+        except Exception as exc:
+            log.warning(
+                "MCP server %r: tool_filter failed on tool %r (%s: %s); the tool is left out",
+                spec.name,
+                tool.name,
+                type(exc).__name__,
+                exc,
+            )
+            verdict = False
+        if not verdict:
+            rejected.add(tool.name)
+    return frozenset(rejected)
 
 
 def _reused(

@@ -25,10 +25,12 @@ from typing import TYPE_CHECKING, Any
 
 from ..._entries import GroupContent, RegistryChange
 from ..._errors import DuplicateToolError
-from ..._model import McpServerSpec, McpToolUse
+from ..._model import McpPromptUse, McpServerSpec, McpToolUse
 from ..._reshape import Forward
 from ..._shadowing import Names, assign_names
 from .listing import ServerTools, server_tools
+from .prompts import PromptNames, ServerPrompts, assign_prompt_names, server_prompts
+from .resources import ServerResources, assign_resource_keys, server_resources
 
 if TYPE_CHECKING:
     from ..._registry import ToolRegistry
@@ -69,16 +71,25 @@ def publish(
     raw_handler: Callable[[ServerState, str], Callable[..., Any]],
     use_handler: Callable[[ServerState, str, str, Forward, float | None], Callable[..., Any]],
     timeout_of: Callable[[McpServerSpec], float | None],
+    prompt_uses: Iterable[McpPromptUse] = (),
+    renderer: Callable[[ServerState, str, str], Callable[..., Any]] | None = None,
+    reader: Callable[[ServerState, str, Any], Callable[..., Any]] | None = None,
     gone: Iterable[str] = (),
 ) -> dict[str, RegistryChange]:
     """Publish every server's group as the rule says; each server's change, by server name.
+
+    Its prompts go in the same group, named by the same rule in the prompt
+    namespace (:mod:`tooldeck.mcp._attaching.prompts`); ``renderer(state, name,
+    remote)`` gives each its renderer. Its resources too, by URI
+    (:mod:`tooldeck.mcp._attaching.resources`), ``reader(state, key, template)``
+    giving each its handler.
 
     ``gone``: groups of servers no longer attached, emptied in the same swap.
     Never raises: a name registered by someone else between the rule and
     the swap is seen by the next attempt; after the last, each group is
     tried alone and one that still clashes is emptied with the reason.
     """
-    uses = tuple(uses)
+    uses, prompt_uses = tuple(uses), tuple(prompt_uses)
     groups = {state.group for state in states.values()}
     emptied = {group: GroupContent() for group in gone if group not in groups}
     for attempt in range(1, _ATTEMPTS + 1):
@@ -88,10 +99,19 @@ def publish(
             for name, state in states.items()
         }
         built = {name: tools for name, (tools, _) in made.items()}
+        prompts = _prompts(registry, states, prompt_uses, renderer)
+        resources = _resources(registry, states, reader)
         updates = {
-            states[name].group: GroupContent(tools=tuple(b.prepared), yields=True)
+            states[name].group: GroupContent(
+                tools=tuple(b.prepared),
+                prompts=tuple(prompts[name].prepared),
+                resources=tuple(resources[name].prepared),
+                yields=True,
+            )
             for name, b in built.items()
             if not _published(registry, states[name].built, b)
+            or not _prompts_published(registry, states[name].prompts, prompts[name])
+            or not _resources_published(registry, states[name].resources, resources[name])
         }
         try:
             changes = registry.replace_groups({**updates, **emptied}) if updates or emptied else {}
@@ -100,8 +120,130 @@ def publish(
             continue
         for name, (tools, inputs) in made.items():
             states[name].built, states[name].inputs = tools, inputs
+            states[name].prompts, states[name].resources = prompts[name], resources[name]
         return {name: changes.get(state.group, RegistryChange()) for name, state in states.items()}
-    return _one_by_one(registry, states, built, emptied)
+    return _one_by_one(registry, states, built, prompts, resources, emptied)
+
+
+class _ResourcesHeldOutside:
+    """The URIs (and templates) held outside the servers' groups: a resource they did not
+    publish."""
+
+    def __init__(self, registry: ToolRegistry, states: Mapping[str, ServerState]) -> None:
+        self._registry = registry
+        self._ours = {
+            id(p.spec): p.spec for state in states.values() for p in state.resources.prepared
+        }
+
+    def __contains__(self, key: object) -> bool:
+        if not isinstance(key, str):
+            return False
+        spec = self._registry.get_resource(key)
+        return spec is not None and self._ours.get(id(spec)) is not spec
+
+
+def _resources(
+    registry: ToolRegistry,
+    states: Mapping[str, ServerState],
+    reader: Callable[[ServerState, str, Any], Callable[..., Any]] | None,
+) -> dict[str, ServerResources]:
+    """Every server's resources, keyed by the rule (see :mod:`.resources`)."""
+    if reader is None:
+        return {name: ServerResources() for name in states}
+    listed = {
+        name: [
+            *(r.uri for r in state.remote_resources[0]),
+            *(t.uri_template for t in state.remote_resources[1]),
+        ]
+        for name, state in states.items()
+        if state.remote_resources is not None
+    }
+    specs = [state.spec for state in states.values()]
+    keys = assign_resource_keys(specs, listed, _ResourcesHeldOutside(registry, states))
+    return {
+        name: server_resources(
+            state.spec,
+            state.remote_resources,
+            keys,
+            _bound(reader, state),
+            state.resources.compiled,
+        )
+        for name, state in states.items()
+    }
+
+
+def _resources_published(
+    registry: ToolRegistry, before: ServerResources, now: ServerResources
+) -> bool:
+    """Whether the registry holds exactly ``now``'s resources (the same compiled objects)."""
+    if len(before.prepared) != len(now.prepared):
+        return False
+    return all(
+        a is b and registry.get_resource(b.key) is b.spec
+        for a, b in zip(before.prepared, now.prepared, strict=True)
+    )
+
+
+class _PromptsHeldOutside:
+    """The prompt names held outside the servers' groups: a prompt the servers did not publish."""
+
+    def __init__(self, registry: ToolRegistry, states: Mapping[str, ServerState]) -> None:
+        self._registry = registry
+        self._ours = {
+            id(p.spec): p.spec for state in states.values() for p in state.prompts.prepared
+        }
+
+    def __contains__(self, name: object) -> bool:
+        if not isinstance(name, str):
+            return False
+        spec = self._registry.get_prompt(name)
+        return spec is not None and self._ours.get(id(spec)) is not spec
+
+
+def _prompts(
+    registry: ToolRegistry,
+    states: Mapping[str, ServerState],
+    uses: tuple[McpPromptUse, ...],
+    renderer: Callable[[ServerState, str, str], Callable[..., Any]] | None,
+) -> dict[str, ServerPrompts]:
+    """Every server's prompts, named by the rule (see :mod:`.prompts`)."""
+    if renderer is None:
+        return {name: ServerPrompts() for name in states}
+    listed = {
+        name: [prompt.name for prompt in state.remote_prompts]
+        for name, state in states.items()
+        if state.remote_prompts is not None
+    }
+    specs = [state.spec for state in states.values()]
+    names: PromptNames = assign_prompt_names(
+        specs, listed, uses, _PromptsHeldOutside(registry, states)
+    )
+    return {
+        name: server_prompts(
+            state.spec,
+            state.remote_prompts,
+            names,
+            _bound(renderer, state),
+            state.prompts.compiled,
+        )
+        for name, state in states.items()
+    }
+
+
+def _bound(
+    factory: Callable[[ServerState, str, Any], Callable[..., Any]], state: ServerState
+) -> Callable[[str, Any], Callable[..., Any]]:
+    return lambda key, other: factory(state, key, other)
+
+
+def _prompts_published(registry: ToolRegistry, before: ServerPrompts, now: ServerPrompts) -> bool:
+    """Whether the registry holds exactly ``now``'s prompts (the same compiled objects)."""
+    if len(before.prepared) != len(now.prepared):
+        return False
+    return all(
+        a is b and registry.get_prompt(b.name) is b.spec
+        for a, b in zip(before.prepared, now.prepared, strict=True)
+    )
 
 
 def _names(
@@ -110,8 +252,8 @@ def _names(
     uses: tuple[McpToolUse, ...],
     groups: Collection[str],
 ) -> Names:
-    listed = {
-        name: [tool.name for tool in state.remote]
+    listed = {  # (tools its tool_filter rejected register only through use: entries)
+        name: [tool.name for tool in state.remote if tool.name not in state.rejected]
         for name, state in states.items()
         if state.remote is not None
     }
@@ -140,6 +282,7 @@ def _build(
         ),
         timeout=timeout_of(state.spec),
         compiled=state.built.compiled,
+        rejected=state.rejected,
     )
     return built, inputs
 
@@ -149,6 +292,7 @@ def _inputs(state: ServerState, names: Names) -> tuple[Any, ...]:
     server = state.spec.name
     return (
         state.remote,
+        state.rejected,
         dict(names.raw.get(server, {})),
         names.uses.get(server, ()),
         names.shadowed_of(server),
@@ -174,10 +318,12 @@ def _published(registry: ToolRegistry, before: ServerTools, now: ServerTools) ->
     )
 
 
-def _one_by_one(
+def _one_by_one(  # noqa: PLR0917 (one call site)
     registry: ToolRegistry,
     states: Mapping[str, ServerState],
     built: Mapping[str, ServerTools],
+    prompts: Mapping[str, ServerPrompts],
+    resources: Mapping[str, ServerResources],
     emptied: Mapping[str, GroupContent],
 ) -> dict[str, RegistryChange]:
     """The last resort: each group swapped alone; one that clashes is emptied with the reason."""
@@ -185,10 +331,16 @@ def _one_by_one(
         registry.replace_groups(dict(emptied))
     changes: dict[str, RegistryChange] = {}
     for name, state in states.items():
-        content = GroupContent(tools=tuple(built[name].prepared), yields=True)
+        content = GroupContent(
+            tools=tuple(built[name].prepared),
+            prompts=tuple(prompts[name].prepared),
+            resources=tuple(resources[name].prepared),
+            yields=True,
+        )
         try:
             changes[name] = registry.replace_groups({state.group: content})[state.group]
-            state.built = built[name]
+            state.built, state.prompts = built[name], prompts[name]
+            state.resources = resources[name]
         except DuplicateToolError as exc:
             state.error = f"cannot register tools: {exc}"
             log.warning("MCP server %r: %s", name, state.error)
@@ -196,5 +348,7 @@ def _one_by_one(
             state.built = ServerTools(
                 shadowing=built[name].shadowing, compiled=built[name].compiled
             )
+            state.prompts = ServerPrompts(compiled=prompts[name].compiled)
+            state.resources = ServerResources(compiled=resources[name].compiled)
             state.inputs = None
     return changes

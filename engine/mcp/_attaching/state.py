@@ -17,9 +17,11 @@ from typing import TYPE_CHECKING, Any
 from ..._model import McpServerSpec
 from ..._shadowing import Shadowed
 from .listing import ServerTools, group_name, unresolved_problems
+from .prompts import ServerPrompts
+from .resources import ServerResources
 
 if TYPE_CHECKING:
-    from mcp_types import Tool
+    from mcp_types import Prompt, Resource, ResourceTemplate, Tool
 
     from .connection import McpConnection
 
@@ -48,6 +50,15 @@ class ServerHealth:
     """Why each of ``skipped`` was left out, in the same order."""
     error: str | None = None
     """Why the server is not ok (the last connection, listing or call failure)."""
+    prompts: tuple[str, ...] = ()
+    """Registered prompt names (prefix included, and ``use:`` prompt entries)."""
+    prompts_left_out: tuple[str, ...] = ()
+    """Its prompts (and ``use:`` prompt entries) left out, as ``name: why``; and why its
+    prompts could not be listed, if so (its tools stay)."""
+    resources: tuple[str, ...] = ()
+    """Registered resources' URIs and templates (as the server gives them: no prefix)."""
+    resources_left_out: tuple[str, ...] = ()
+    """Its resources left out, as ``uri: why``; and why they could not be listed, if so."""
     listed_at: float | None = None
     """``time.monotonic()`` of the last successful listing."""
     connects: int = 0
@@ -62,6 +73,24 @@ class ServerState:
     conn: McpConnection | None = None
     remote: list[Tool] | None = None
     """The last good listing; None before the first one and after a listing fails."""
+    rejected: frozenset[str] = frozenset()
+    """Remote tools of ``remote`` its ``tool_filter`` rejected (registered only by use:)."""
+    remote_prompts: list[Prompt] | None = None
+    """The last good prompt listing; None when it offers none or the listing failed."""
+    prompts_error: str | None = None
+    """Why its prompts could not be listed (its tools are not affected)."""
+    prompts: ServerPrompts = field(default_factory=ServerPrompts)
+    """What its group holds of prompts, and what was left out and why."""
+    renderers: dict[tuple[str, str], Callable[..., Any]] = field(default_factory=dict)
+    """(registered name, remote prompt) -> renderer, kept across listings."""
+    remote_resources: tuple[list[Resource], list[ResourceTemplate]] | None = None
+    """The last good listing of its resources and templates; None: none offered, or failed."""
+    resources_error: str | None = None
+    """Why its resources could not be listed (its tools are not affected)."""
+    resources: ServerResources = field(default_factory=ServerResources)
+    """What its group holds of resources, and what was left out and why."""
+    readers: dict[str, Callable[..., Any]] = field(default_factory=dict)
+    """Resource URI (or template) -> its handler, kept across listings."""
     built: ServerTools = field(default_factory=ServerTools)
     """What its group holds now, and what was left out and why."""
     inputs: tuple[Any, ...] | None = None
@@ -101,6 +130,16 @@ class ServerState:
             skipped_reasons=tuple(built.skipped.values()),
             unresolved=unresolved_problems(built.unresolved),
             error=self.error,
+            prompts=tuple(self.prompts.remote_names),
+            prompts_left_out=tuple(
+                [f"{name}: {why}" for name, why in sorted(self.prompts.left_out.items())]
+                + ([f"prompts/list: {self.prompts_error}"] if self.prompts_error else [])
+            ),
+            resources=tuple(self.resources.keys),
+            resources_left_out=tuple(
+                [f"{key}: {why}" for key, why in sorted(self.resources.left_out.items())]
+                + ([f"resources/list: {self.resources_error}"] if self.resources_error else [])
+            ),
             listed_at=self.listed_at,
             connects=self.connects,
         )

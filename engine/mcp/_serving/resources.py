@@ -113,6 +113,7 @@ class ResourceServing:
     async def list_resources(
         self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
     ) -> types.ListResourcesResult:
+        await self.registry.arefresh_sources()  # attached servers: lazy or expired ones list
         return types.ListResourcesResult(
             resources=[
                 types.Resource(
@@ -130,6 +131,7 @@ class ResourceServing:
     async def list_templates(
         self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
     ) -> types.ListResourceTemplatesResult:
+        await self.registry.arefresh_sources()
         return types.ListResourceTemplatesResult(
             resource_templates=[
                 types.ResourceTemplate(

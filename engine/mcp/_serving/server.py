@@ -308,7 +308,7 @@ class RegistryServer:
                     for param in spec.params
                 ],
             )
-            for spec in self.registry.prompts()
+            for spec in await self.registry.aprompts()  # attached servers' refresh first
             if self._serves_prompt(spec)
         ]
         return types.ListPromptsResult(prompts=prompts)
@@ -319,16 +319,23 @@ class RegistryServer:
         from mcp.shared.exceptions import MCPError
 
         spec = self.registry.get_prompt(params.name)
+        if spec is None and await self.registry.arefresh_sources(params.name):
+            spec = self.registry.get_prompt(params.name)  # a lazy server's, listed just now
         if spec is None or not self._serves_prompt(spec):
             raise MCPError(code=types.INVALID_PARAMS, message=f"unknown prompt {params.name!r}")
-        try:
-            message = self.registry.render_prompt(params.name, dict(params.arguments or {}))
-        except ToolCallError as exc:  # bad arguments: the client asked wrongly
-            raise MCPError(code=types.INVALID_PARAMS, message=exc.message) from None
+        try:  # an attached server's prompt: its prompts/get, every message passed on
+            messages = await self.registry.arender_prompt(params.name, dict(params.arguments or {}))
+        except ToolCallError as exc:  # bad arguments, or the server behind it failed
+            code = types.INVALID_PARAMS if exc.kind == "invalid_arguments" else types.INTERNAL_ERROR
+            raise MCPError(code=code, message=exc.message) from None
         return types.GetPromptResult(
             description=spec.description or None,
             messages=[
-                types.PromptMessage(role=message.role, content=types.TextContent(text=message.text))
+                types.PromptMessage(
+                    role=message.role,
+                    content=message.content or types.TextContent(text=message.text),
+                )
+                for message in messages
             ],
         )
 
