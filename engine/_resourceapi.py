@@ -38,7 +38,10 @@ if TYPE_CHECKING:
     from ._secrets import Secrets
     from ._subscribers import Subscribers
 
-__all__ = ["ResourceRegistration"]
+__all__ = ["RESOURCE_URI", "ResourceRegistration"]
+
+RESOURCE_URI = "resource_uri"
+"""The key of ``ToolContext.extra`` that holds the URI a read asked for."""
 
 
 class ResourceRegistration:
@@ -175,16 +178,21 @@ class ResourceRegistration:
         *,
         auth: AuthIdentity | None = None,
         context: Mapping[str, Any] | None = None,
-    ) -> ResourceContents:
+    ) -> tuple[ResourceContents, ...]:
         """Read ``uri``: its contents, or :class:`~tooldeck.ResourceError` saying why not.
 
+        A tuple of parts, as an MCP read has: one, unless the handler returned several
+        ``ResourceContents`` (``registry.read_resource(uri)[0].text`` for the usual case).
+
         ``auth`` is the verified caller, as for :meth:`call` (a resource with
-        ``scopes`` needs them); ``context`` reaches a handler's ``ToolContext.extra``.
+        ``scopes`` needs them); ``context`` reaches a handler's ``ToolContext.extra``,
+        with the URI read under ``"resource_uri"`` (as the client spelled it).
         """
         prepared, values = self._found(uri, auth)
         call_id = new_call_id()
+        extra = {**(context or {}), RESOURCE_URI: uri}
         result = run_call(
-            prepared.tool, values, self._env, self._reading(), call_id, context, True, auth
+            prepared.tool, values, self._env, self._reading(), call_id, extra, True, auth
         )
         return self._finish(prepared, uri, result)
 
@@ -194,12 +202,13 @@ class ResourceRegistration:
         *,
         auth: AuthIdentity | None = None,
         context: Mapping[str, Any] | None = None,
-    ) -> ResourceContents:
+    ) -> tuple[ResourceContents, ...]:
         """The async twin of :meth:`read_resource` (sync handlers run on worker threads)."""
         prepared, values = self._found(uri, auth)
         call_id = new_call_id()
+        extra = {**(context or {}), RESOURCE_URI: uri}
         result = await arun_call(
-            prepared.tool, values, self._env, self._reading(), call_id, context, True, auth
+            prepared.tool, values, self._env, self._reading(), call_id, extra, True, auth
         )
         return self._finish(prepared, uri, result)
 
@@ -246,18 +255,21 @@ class ResourceRegistration:
                 )
         return prepared, prepared.check(uri, found[1])
 
-    def _finish(self, prepared: PreparedResource, uri: str, result: Any) -> ResourceContents:
+    def _finish(
+        self, prepared: PreparedResource, uri: str, result: Any
+    ) -> tuple[ResourceContents, ...]:
         try:
-            contents = prepared.contents(uri, result, MAX_RESOURCE_BYTES, self._env.project_dir)
+            parts = prepared.contents(uri, result, MAX_RESOURCE_BYTES, self._env.project_dir)
         except ResourceError as exc:
             if self.secrets:
                 raise ResourceError(exc.kind, self.secrets.redact(exc.message), uri=uri) from None
             raise
-        if self.secrets and contents.text is not None:
+        if self.secrets:
             from dataclasses import replace
 
-            return replace(contents, text=self.secrets.redact(contents.text))
-        return contents
+            redact = self.secrets.redact
+            parts = tuple(p if p.text is None else replace(p, text=redact(p.text)) for p in parts)
+        return parts
 
     def _reading(self) -> Policy:
         """The policy reads run under: the registry's timeout and threads, no hooks."""

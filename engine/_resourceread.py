@@ -141,8 +141,12 @@ class PreparedResource:
 
     def contents(
         self, uri: str, result: ToolResult, limit: int, project_dir: Path | None = None
-    ) -> ResourceContents:
-        """The read's result as contents; :class:`ResourceError` for a failed or oversized one."""
+    ) -> tuple[ResourceContents, ...]:
+        """The read's result as its parts; :class:`ResourceError` for a failed or oversized one.
+
+        One part, unless the handler returned several :class:`ResourceContents` (an
+        MCP read may hold several: an attached server's, a folder's files).
+        """
         if not result.ok:
             failure = result.error
             kind = failure.kind if failure is not None else "execution_error"
@@ -152,18 +156,32 @@ class PreparedResource:
         try:
             if isinstance(value, Media):  # Image / Audio / File: loaded (confined) and capped
                 value = _loaded(value, project_dir, limit)
-            found = contents_of(uri, value, self.mime_type)
+            if _is_parts(value):
+                found = tuple(contents_of(uri, part, self.mime_type) for part in value)
+            else:
+                found = (contents_of(uri, value, self.mime_type),)
         except MediaRefused as exc:
             raise ResourceError(exc.kind, exc.message, uri=uri) from None
         except (TypeError, ValueError) as exc:
             raise ResourceError("execution_error", str(exc), uri=uri) from None
-        if found.size > limit:
+        size = sum(part.size for part in found)
+        if size > limit:
             raise ResourceError(
                 "too_large",
-                f"the resource is {found.size:,} bytes, more than the {limit:,} a read may return",
+                f"the resource is {size:,} bytes, more than the {limit:,} a read may return",
                 uri=uri,
             )
         return found
+
+
+def _is_parts(value: Any) -> bool:
+    """Several parts: a non-empty list or tuple of ResourceContents, and nothing else (a list
+    of other values is JSON data, one part)."""
+    return (
+        type(value) in {list, tuple}
+        and bool(value)
+        and all(isinstance(part, ResourceContents) for part in value)
+    )
 
 
 def file_stamp(prepared: PreparedResource, project_dir: Any) -> object:

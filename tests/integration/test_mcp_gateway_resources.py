@@ -83,7 +83,7 @@ async def test_a_failing_server_loses_its_resources_and_the_others_keep_theirs(t
         # other is gone: lib now holds info://about; its denied template stays out.
         assert registry.get_resource("info://about").name == "a_about"
         assert registry.get_resource("items://{item}") is None
-        contents = await registry.aread_resource("info://about")
+        (contents,) = await registry.aread_resource("info://about")
         assert contents.text == "a library of prompts"
     assert registry.resources() == ()
 
@@ -93,7 +93,7 @@ async def test_a_local_resource_keeps_its_uri_and_reads_fail_in_words():
     registry.add_resource("info://about", lambda: "ours", name="about")
     library(registry, "lib", prefix="a_")
     async with attach_servers(registry) as attachment:
-        assert (await registry.aread_resource("info://about")).text == "ours"
+        assert (await registry.aread_resource("info://about"))[0].text == "ours"
         assert any(
             line.startswith("info://about: a local resource holds the URI")
             for line in attachment.health()["lib"].resources_left_out

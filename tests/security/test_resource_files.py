@@ -113,7 +113,7 @@ def test_a_read_refuses_each_special_file(project: Path) -> None:
     path = save(project / "manifests" / "r.yaml", ATTACKS)
     registry, result = load_manifests([path], project_dir=project, environ={})
     assert result.ok, result.diagnostics
-    assert registry.read_resource("docs://readme").text == "# Read me\n"
+    assert registry.read_resource("docs://readme")[0].text == "# Read me\n"
     for uri in ("fifo", "to-fifo", "zero", "urandom", "folder", "gone"):
         with pytest.raises(ResourceError) as caught:
             registry.read_resource(f"docs://{uri}")
@@ -129,7 +129,7 @@ def test_ten_thousand_resources_load_list_and_lint(project: Path) -> None:
     registry, result = load_manifests([project / "manifests"], project_dir=project, environ={})
     assert result.ok
     assert len(registry.resources()) == 10_000
-    assert registry.read_resource("docs://page/9999").text == "# Read me\n"
+    assert registry.read_resource("docs://page/9999")[0].text == "# Read me\n"
     done = tooldeck("list", "--json", "--offline", "-m", "manifests", cwd=project)
     assert len(json.loads(done.stdout)["resources"]) == 10_000
     done = tooldeck("lint", "--project-dir", ".", "manifests", cwd=project)
@@ -163,7 +163,7 @@ def test_a_template_of_a_hundred_variables(project: Path, monkeypatch: pytest.Mo
     )
     assert result.ok, result.diagnostics
     uri = "many://" + "/".join(f"a{i}" for i in range(100))
-    assert json.loads(registry.read_resource(uri).text or "") == {
+    assert json.loads(registry.read_resource(uri)[0].text or "") == {
         n: f"a{i}" for i, n in enumerate(names)
     }
     with pytest.raises(ResourceError):  # one segment short matches nothing
@@ -184,8 +184,10 @@ def test_unicode_in_uris(project: Path, monkeypatch: pytest.MonkeyPatch) -> None
         [path], project_dir=project, environ={}, allow_handlers=["reshandlers"]
     )
     assert result.ok, result.diagnostics
-    assert registry.read_resource("docs://café/ñandú").text == "# Read me\n"
-    assert json.loads(registry.read_resource("docs://\u03c3/ключ").text or "") == {"page": "ключ"}
+    assert registry.read_resource("docs://café/ñandú")[0].text == "# Read me\n"
+    assert json.loads(registry.read_resource("docs://\u03c3/ключ")[0].text or "") == {
+        "page": "ключ"
+    }
     # A scheme is ASCII (RFC 3986), and so are variable names: refused, located.
     save(
         path,

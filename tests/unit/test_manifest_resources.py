@@ -78,9 +78,9 @@ def test_a_manifest_declares_fixed_resources_and_templates(project: Path) -> Non
     assert [p.name for p in info.params] == ["path"]  # inferred from the handler
     assert info.scopes == ("docs:read", "files:read")  # the file's first, each once
     assert [p.name for p in lines.params] == ["path", "start_line"]
-    assert registry.read_resource("docs://readme").text == README
-    assert '"type": "file"' in (registry.read_resource("files://README.md").text or "")
-    assert registry.read_resource("lines://README.md/3").text is not None
+    assert registry.read_resource("docs://readme")[0].text == README
+    assert '"type": "file"' in (registry.read_resource("files://README.md")[0].text or "")
+    assert registry.read_resource("lines://README.md/3")[0].text is not None
     with pytest.raises(ResourceError) as caught:
         registry.read_resource("lines://README.md/zero")
     assert caught.value.kind == "invalid_arguments"
@@ -297,7 +297,7 @@ def test_a_broken_edit_keeps_the_last_good_resources(project: Path) -> None:
         assert event.kept == (str(path),)
         assert all(d.location and d.location.line for d in event.diagnostics)
         assert (registry.resources(), registry.resource_templates()) == before
-        assert registry.read_resource("docs://readme").text == README
+        assert registry.read_resource("docs://readme")[0].text == README
     save(path, GOOD)
     assert live.apply([path]).ok
 
@@ -324,7 +324,7 @@ def test_a_handler_module_edit_that_breaks_is_located_at_the_resource(
         reload_handlers=True,
     )
     assert live.load().ok, live.status
-    assert registry.read_resource("doc://x").text == "v1 x"
+    assert registry.read_resource("doc://x")[0].text == "v1 x"
     module.write_text("def doc(name: str) -> str:\n    return (\n", encoding="utf-8")
     os.utime(module, (1, 1))
     event = live.apply([module])
@@ -332,7 +332,7 @@ def test_a_handler_module_edit_that_breaks_is_located_at_the_resource(
     assert problem.code == "TD311"
     assert problem.location is not None
     assert (problem.location.file, problem.location.line) == (str(path), 5)
-    assert registry.read_resource("doc://x").text == "v1 x"
+    assert registry.read_resource("doc://x")[0].text == "v1 x"
 
 
 # ------------------------------------------------------------------------------ the CLI

@@ -151,7 +151,7 @@ def test_one_uri_is_one_entry_under_the_duplicate_policy(registry: ToolRegistry)
     with pytest.raises(RegistrationError, match="resource 'docs://readme' is already registered"):
         registry.add_resource("docs://readme", lambda: "other", name="other")
     registry.add_resource("docs://readme", lambda: "other", name="other", on_duplicate="replace")
-    assert registry.read_resource("docs://readme").text == "other"
+    assert registry.read_resource("docs://readme")[0].text == "other"
 
 
 def test_changes_say_the_resource_list_changed(registry: ToolRegistry):
@@ -182,12 +182,12 @@ def test_reading_a_file_a_template_and_bytes(registry: ToolRegistry):
     registry.add_resource("docs://readme", file="README.md")
     registry.add_resource("img://logo", file="logo.png")
     registry.add_resource("orders://{order_id}", get_order)
-    assert registry.read_resource("docs://readme") == ResourceContents(
-        "docs://readme", "text/markdown", text="# Orders\n"
+    assert registry.read_resource("docs://readme") == (
+        ResourceContents("docs://readme", "text/markdown", text="# Orders\n"),
     )
-    logo = registry.read_resource("img://logo")
+    (logo,) = registry.read_resource("img://logo")
     assert (logo.mime_type, logo.text, logo.data[:4]) == ("image/png", None, b"\x89PNG")
-    order = registry.read_resource("orders://42")
+    (order,) = registry.read_resource("orders://42")
     assert (order.mime_type, order.text) == ("application/json", '{"id": 42, "status": "shipped"}')
 
 
@@ -196,14 +196,14 @@ def test_a_handler_may_choose_its_contents(registry: ToolRegistry):
         "blob://{name}",
         lambda name: ResourceContents("", "application/x-thing", data=name.encode()),
     )
-    assert registry.read_resource("blob://ab") == ResourceContents(
-        "blob://ab", "application/x-thing", data=b"ab"
+    assert registry.read_resource("blob://ab") == (
+        ResourceContents("blob://ab", "application/x-thing", data=b"ab"),
     )
 
 
 def test_text_declared_but_not_utf8_is_passed_on_as_bytes(registry: ToolRegistry):
     registry.add_resource("raw://x", lambda: b"\xff\xfe", mime_type="text/plain")
-    assert registry.read_resource("raw://x").data == b"\xff\xfe"
+    assert registry.read_resource("raw://x")[0].data == b"\xff\xfe"
 
 
 @pytest.mark.parametrize(
@@ -232,8 +232,9 @@ def test_the_handler_gets_the_context_and_project_dir(registry: ToolRegistry, pr
         return name
 
     registry.add_resource("who://{name}", whoami)
-    assert registry.read_resource("who://a", context={"user": "u1"}).text == "a"
-    assert seen == {"extra": {"user": "u1"}, "project_dir": project, "tool": "whoami"}
+    assert registry.read_resource("who://a", context={"user": "u1"})[0].text == "a"
+    extra = {"user": "u1", "resource_uri": "who://a"}
+    assert seen == {"extra": extra, "project_dir": project, "tool": "whoami"}
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="symlinks and FIFOs")
@@ -277,7 +278,7 @@ def test_a_file_resource_needs_a_project_dir():
 def test_secrets_are_redacted_from_what_is_read(registry: ToolRegistry):
     registry.secrets.add("hunter2-token")
     registry.add_resource("cfg://token", lambda: "token=hunter2-token")
-    assert "hunter2-token" not in (registry.read_resource("cfg://token").text or "")
+    assert "hunter2-token" not in (registry.read_resource("cfg://token")[0].text or "")
 
 
 def test_scopes_guard_reads_for_an_authenticated_caller(registry: ToolRegistry):
@@ -288,7 +289,7 @@ def test_scopes_guard_reads_for_an_authenticated_caller(registry: ToolRegistry):
         registry.read_resource("hr://salaries", auth=AuthIdentity(subject="u", scopes=("a",)))
     assert raised.value.kind == "not_permitted"
     reader = AuthIdentity(subject="u", scopes=("hr:read",))
-    assert registry.read_resource("hr://salaries", auth=reader).text == "..."
+    assert registry.read_resource("hr://salaries", auth=reader)[0].text == "..."
 
 
 def test_async_reads_run_coroutines_and_sync_handlers(registry: ToolRegistry):
@@ -300,12 +301,12 @@ def test_async_reads_run_coroutines_and_sync_handlers(registry: ToolRegistry):
     registry.add_resource("docs://readme", file="README.md")
 
     async def main() -> tuple[str | None, str | None]:
-        a = await registry.aread_resource("double://21")
-        b = await registry.aread_resource("docs://readme")
+        (a,) = await registry.aread_resource("double://21")
+        (b,) = await registry.aread_resource("docs://readme")
         return a.text, b.text
 
     assert asyncio.run(main()) == ("42", "# Orders\n")
-    assert registry.read_resource("double://2").text == "4"  # sync, from a coroutine handler
+    assert registry.read_resource("double://2")[0].text == "4"  # sync, from a coroutine handler
 
 
 def test_a_slow_handler_times_out_with_the_registry_default(project: Path):
@@ -332,9 +333,31 @@ def test_a_handler_may_return_an_image_or_a_file(registry: ToolRegistry, project
 
     registry.add_resource("img://inline", lambda: Image(b"\x89PNG\r\n\x1a\n" + bytes(8)))
     registry.add_resource("img://{name}", lambda name: File(path=name), name="by_path")
-    inline = registry.read_resource("img://inline")
+    (inline,) = registry.read_resource("img://inline")
     assert (inline.mime_type, inline.data[:4]) == ("image/png", b"\x89PNG")
-    logo = registry.read_resource("img://logo.png")  # read confined, as file: is
+    (logo,) = registry.read_resource("img://logo.png")  # read confined, as file: is
     assert (logo.mime_type, logo.data) == ("image/png", (project / "logo.png").read_bytes())
     with pytest.raises(ResourceError, match="outside the project"):
         registry.read_resource("img://..%2F..%2Fetc%2Fpasswd")
+
+
+def test_a_handler_may_return_several_parts_and_the_uri_read_reaches_it(registry: ToolRegistry):
+    def folder(name: str, context: ToolContext) -> list[ResourceContents]:
+        asked = context.extra["resource_uri"]
+        return [
+            ResourceContents(f"{asked}/a.txt", "text/plain", text="a"),
+            ResourceContents(f"{asked}/b.bin", data=b"\x00"),
+        ]
+
+    registry.add_resource("dir://{name}", folder)
+    parts = registry.read_resource("dir://%6Eotes")  # the URI as sent, not re-encoded
+    assert [(p.uri, p.text, p.data) for p in parts] == [
+        ("dir://%6Eotes/a.txt", "a", None),
+        ("dir://%6Eotes/b.bin", None, b"\x00"),
+    ]
+    registry.add_resource("json://list", lambda: [1, 2], name="numbers")
+    assert registry.read_resource("json://list")[0].text == "[1, 2]"  # a list of data: one part
+    big = [ResourceContents("x://", data=b"x" * (MAX_RESOURCE_BYTES // 2 + 1))] * 2
+    registry.add_resource("big://parts", lambda: big, name="big")
+    with pytest.raises(ResourceError, match="more than the"):
+        registry.read_resource("big://parts")  # the cap is on all parts together

@@ -61,11 +61,13 @@ from typing import TYPE_CHECKING, Any
 
 from mcp.client.session import ClientSession
 
+from ..._calltypes import ToolContext
 from ..._entries import GroupContent, RegistryChange
 from ..._errors import ToolFailed
 from ..._model import MCP_CALL_TIMEOUT, McpServerSpec
 from ..._portal import LoopPortal, arun_on
 from ..._reshape import Forward
+from ..._resourceapi import RESOURCE_URI
 from .calls import RemoteRequests
 from .connection import SessionFactory, describe_error
 from .extras import list_extras
@@ -356,14 +358,18 @@ class McpAttachment(AttachedSource, RemoteRequests):
         if reader is None:
             timeout = self._call_timeout(state.spec, None)
 
-            async def read(**values: object) -> ResourceContents:
-                uri = key if template is None else template.expand(dict(values))
+            async def read(context: ToolContext, **values: object) -> tuple[ResourceContents, ...]:
+                # The URI as the client sent it (a template's values expanded back only
+                # when the read did not come through the registry's read_resource).
+                uri = context.extra.get(RESOURCE_URI)
+                if not isinstance(uri, str):
+                    uri = key if template is None else template.expand(dict(values))
 
-                def get() -> Awaitable[ResourceContents]:
+                def get() -> Awaitable[tuple[ResourceContents, ...]]:
                     return self._read_resource(state, key, uri, timeout)
 
                 portal = None if self._loop is None else LoopPortal(self._loop)
-                contents: ResourceContents = await arun_on(portal, get)
+                contents: tuple[ResourceContents, ...] = await arun_on(portal, get)
                 return contents
 
             reader = state.readers[key] = read

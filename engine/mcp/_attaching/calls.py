@@ -89,10 +89,10 @@ class RemoteRequests:
 
     async def _read_resource(
         self, state: ServerState, key: str, uri: str, timeout: float
-    ) -> ResourceContents:
+    ) -> tuple[ResourceContents, ...]:
         """Read ``uri`` for the registry's resource ``key``; every failure names ``uri``."""
 
-        async def read(conn: McpConnection) -> ResourceContents:
+        async def read(conn: McpConnection) -> tuple[ResourceContents, ...]:
             try:
                 return read_contents(uri, await conn.read_resource(uri, timeout=timeout))
             except ValueError as exc:

@@ -145,25 +145,18 @@ def _resource_spec(
     )
 
 
-def read_contents(uri: str, result: ReadResourceResult) -> ResourceContents:
-    """A ``resources/read`` result as the registry's contents: text, or a blob's bytes.
-
-    A result of several contents gives the one for ``uri`` (else the first),
-    and says so in the log: the registry's read returns one.
-    """
+def read_contents(uri: str, result: ReadResourceResult) -> tuple[ResourceContents, ...]:
+    """A ``resources/read`` result as the registry's contents: every part, text or bytes."""
     from mcp_types import BlobResourceContents
 
     contents = result.contents
     if not contents:
         raise ValueError("the server's reply has no contents")
-    chosen = next((c for c in contents if c.uri == uri), contents[0])
-    if len(contents) > 1:
-        log.info(
-            "resource %r: the server sent %d contents; the one for the URI is passed on",
-            uri,
-            len(contents),
-        )
-    if isinstance(chosen, BlobResourceContents):
-        data = base64.b64decode(chosen.blob, validate=False)
-        return ResourceContents(uri, chosen.mime_type, data=data)
-    return ResourceContents(uri, chosen.mime_type, text=chosen.text)
+    parts = []
+    for part in contents:
+        if isinstance(part, BlobResourceContents):
+            data = base64.b64decode(part.blob, validate=False)
+            parts.append(ResourceContents(part.uri or uri, part.mime_type, data=data))
+        else:
+            parts.append(ResourceContents(part.uri or uri, part.mime_type, text=part.text))
+    return tuple(parts)

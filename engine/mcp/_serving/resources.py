@@ -173,7 +173,7 @@ class ResourceServing:
                 message=self.registry.secrets.redact(f"{type(exc).__name__}: {exc}"),
                 data={"uri": uri},
             ) from None
-        return types.ReadResourceResult(contents=[_wire(contents)])
+        return types.ReadResourceResult(contents=[_wire(part) for part in contents])
 
     def _check_served(self, uri: str, ctx: ServerRequestContext[Any]) -> None:
         """A URI this endpoint does not serve this caller is unknown, as if absent."""
