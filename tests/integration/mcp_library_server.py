@@ -3,8 +3,9 @@
 Run as ``python mcp_library_server.py [NAME]``; tests attach it with ``via: client``
 and reach it through a ``tooldeck serve`` gateway.
 
-* tools: ``echo(text)``; ``add_prompt(name)`` adds a prompt called ``name`` and
-  announces ``notifications/prompts/list_changed``; ``quit()`` ends the process;
+* tools: ``echo(text)``; ``snapshot()`` (a text block and an image block);
+  ``add_prompt(name)`` adds a prompt called ``name`` and announces
+  ``notifications/prompts/list_changed``; ``quit()`` ends the process;
 * prompts: ``greet(name, greeting?)`` (one user message), ``review(code)`` (a user
   and an assistant message), ``picture()`` (a text block and an image block),
   ``broken()`` (fails), ``internal()`` (for deny lists);
@@ -49,6 +50,11 @@ def main() -> None:
         server.add_prompt(Prompt.from_function(added, name=name, description=f"Prompt {name}."))
         await ctx.session.send_prompt_list_changed()
         return "added"
+
+    @server.tool(structured_output=False)
+    def snapshot() -> list[object]:
+        """A caption and a picture."""
+        return ["A tiny picture:", Image(data=PIXEL, format="png")]
 
     @server.tool()
     def quit() -> str:

@@ -8,6 +8,7 @@ waits on real protocol traffic; the only sleeps poll for a killed process.
 from __future__ import annotations
 
 import asyncio
+import base64
 import os
 import signal
 import socket
@@ -25,7 +26,7 @@ from mcp_types import CallToolResult, TextContent
 from tooldeck import ToolRegistry
 from tooldeck._model import McpServerSpec
 from tooldeck.mcp import McpAttachment, attach_in_background, attach_servers
-from tooldeck.mcp._attaching.connection import result_text
+from tooldeck.mcp._attaching.results import result_text
 
 pytestmark = pytest.mark.slow
 
@@ -409,6 +410,48 @@ def test_result_text_joins_text_and_falls_back_to_structured_json():
     structured = CallToolResult(content=[], structured_content={"x": 1, "y": "é"})
     assert result_text(structured) == '{"x": 1, "y": "é"}'
     assert result_text(CallToolResult(content=[])) == ""
+
+
+def test_media_in_an_answer_become_media_objects_and_bad_ones_a_notice():
+    from mcp_types import (
+        AudioContent,
+        BlobResourceContents,
+        EmbeddedResource,
+        ImageContent,
+        TextResourceContents,
+    )
+
+    from tooldeck import Audio, File, Image
+    from tooldeck.mcp._attaching.results import result_value
+
+    png = base64.b64encode(b"\x89PNG\r\n\x1a\n").decode()
+    answer = CallToolResult(
+        content=[
+            TextContent(text="look:"),
+            ImageContent(data=png, mime_type="image/png"),
+            AudioContent(data=base64.b64encode(b"RIFF").decode(), mime_type="audio/wav"),
+            EmbeddedResource(
+                resource=BlobResourceContents(
+                    uri="f://dir/r.pdf", mime_type="application/pdf", blob=png
+                )
+            ),
+            EmbeddedResource(resource=TextResourceContents(uri="f://t", text="inline text")),
+            ImageContent(data="not base64!", mime_type="image/png"),
+            ImageContent(data=png, mime_type="text/plain"),  # not an image type
+        ]
+    )
+    value = result_value(answer)
+    assert isinstance(value, list)
+    assert value[0] == "look:"
+    assert isinstance(value[1], Image)
+    assert value[1].data.startswith(b"\x89PNG")
+    assert isinstance(value[2], Audio)
+    assert isinstance(value[3], File)
+    assert (value[3].name, value[3].mime_type) == ("r.pdf", "application/pdf")
+    assert value[4] == "inline text"
+    assert value[5].startswith("[image content the server sent that cannot be passed on")
+    assert value[6].startswith("[image content the server sent that cannot be passed on")
+    assert result_value(CallToolResult(content=[TextContent(text="only text")])) == "only text"
 
 
 async def test_a_tooldeck_server_over_streamable_http_is_attached(tmp_path):

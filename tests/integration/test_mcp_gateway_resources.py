@@ -6,6 +6,7 @@ stdio; the gateway is the real console script, spoken to with ``ClientSession``.
 
 from __future__ import annotations
 
+import base64
 import json
 import sys
 from pathlib import Path
@@ -62,6 +63,18 @@ async def test_the_gateway_lists_and_reads_attached_resources(project):
             await session.read_resource("broken://now")
         assert "resource 'broken://now' on MCP server 'lib' failed" in failed.value.message
         assert "Traceback" not in failed.value.message
+
+
+async def test_the_gateway_passes_an_attached_tools_image_on_as_an_image(project):
+    async with gateway(project) as session:
+        result = await session.call_tool("lib_snapshot", {})
+    assert not result.is_error
+    kinds = [type(block).__name__ for block in result.content]
+    assert kinds == ["TextContent", "ImageContent"]
+    image = result.content[1]
+    assert isinstance(image, types.ImageContent)
+    assert image.mime_type == "image/png"
+    assert base64.b64decode(image.data).startswith(b"\x89PNG")
 
 
 async def test_a_failing_server_loses_its_resources_and_the_others_keep_theirs(tmp_path):

@@ -30,10 +30,10 @@ from .connection import (
     Refused,
     SessionFactory,
     describe_error,
-    result_text,
 )
 from .prompts import prompt_messages
 from .resources import read_contents
+from .results import result_text, result_value
 
 if TYPE_CHECKING:
     from ..._resourceread import ResourceContents
@@ -64,15 +64,17 @@ class RemoteRequests:
 
     async def _call(
         self, state: ServerState, name: str, remote: str, arguments: dict[str, Any], timeout: float
-    ) -> str:
-        """Call ``remote`` for the registry's tool ``name``; every failure names ``name``."""
+    ) -> str | list[Any]:
+        """Call ``remote`` for the registry's tool ``name``; every failure names ``name``.
 
-        async def call(conn: McpConnection) -> str:
+        Its answer is text, or text and media (:func:`~.results.result_value`)."""
+
+        async def call(conn: McpConnection) -> str | list[Any]:
             result = await conn.call_tool(remote, dict(arguments), timeout=timeout)
             if result.is_error:
                 words = server_words(result_text(result), remote)
                 raise ToolFailed(failed(name, state.spec.name, words), kind="mcp_error")
-            return result_text(result)
+            return result_value(result)
 
         return await self._request(state, name, remote, call, timeout)
 

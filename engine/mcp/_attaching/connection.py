@@ -42,7 +42,6 @@ from mcp_types import (
     Resource,
     ResourceListChangedNotification,
     ResourceTemplate,
-    TextContent,
     Tool,
     ToolListChangedNotification,
 )
@@ -68,7 +67,6 @@ __all__ = [
     "ReplyRefused",
     "SessionFactory",
     "describe_error",
-    "result_text",
 ]
 
 log = logging.getLogger("tooldeck.mcp")
@@ -456,38 +454,3 @@ def _retrieve(task: asyncio.Future[Any]) -> None:
     """Collect an abandoned request's outcome, so asyncio does not report it as unretrieved."""
     if not task.cancelled():
         task.exception()
-
-
-def result_text(result: CallToolResult) -> str:
-    """A ``tools/call`` result as text: text blocks joined, else structured content as JSON.
-
-    Blocks that are not text (images, audio, resources) are named in brackets,
-    so the model knows they were there.
-    """
-    content = result.content
-    if len(content) == 1 and type(content[0]) is TextContent:  # the usual answer
-        return content[0].text
-    import json
-
-    from mcp_types import EmbeddedResource, ResourceLink, TextResourceContents
-
-    parts: list[str] = []
-    for block in result.content:
-        if isinstance(block, TextContent):
-            parts.append(block.text)
-        elif isinstance(block, EmbeddedResource):
-            inner = block.resource
-            if isinstance(inner, TextResourceContents):
-                parts.append(inner.text)
-            else:
-                parts.append(f"[resource {inner.uri}]")
-        elif isinstance(block, ResourceLink):
-            parts.append(f"[resource link {block.uri}]")
-        else:
-            mime = getattr(block, "mime_type", None)
-            parts.append(f"[{block.type} content{f' ({mime})' if mime else ''}]")
-    if any(isinstance(block, TextContent) for block in result.content):
-        return "\n".join(parts)
-    if result.structured_content is not None:
-        return json.dumps(result.structured_content, ensure_ascii=False, default=str)
-    return "\n".join(parts)
