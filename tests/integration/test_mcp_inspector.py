@@ -108,6 +108,24 @@ def stamp() -> dict[str, datetime]:
     return {"at": datetime(2024, 5, 1, 12, 30, 0)}
 
 
+def chart() -> list:
+    """A caption and a 1x1 PNG."""
+    from tooldeck import Image
+
+    return ["A tiny chart:", Image(bytes.fromhex(PNG_HEX))]
+
+
+def order(order_id: int) -> dict[str, int]:
+    """One order as JSON."""
+    return {"id": order_id}
+
+
+PNG_HEX = (
+    "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
+    "1f15c4890000000d49444154789c6360000002000100e221bc330000000049454e44ae426082"
+)
+
+
 def write_note(text: str) -> str:
     """Write note.txt."""
     with open("note.txt", "w", encoding="utf-8") as f:
@@ -132,6 +150,15 @@ tools:
   - handler: {MODULE}:write_note
     side_effects: true
     effect: writes note.txt in the project directory
+  - handler: {MODULE}:chart
+resources:
+  - {{uri: "docs://readme", name: readme, description: The README., file: README.md}}
+  - uri_template: "orders://{{order_id}}"
+    name: order
+    description: One order as JSON.
+    mime_type: application/json
+    handler: {MODULE}:order
+    params: [{{name: order_id, type: integer, description: The order id.}}]
 """
 
 
@@ -139,6 +166,7 @@ tools:
 def project(tmp_path: Path) -> Path:
     (tmp_path / f"{MODULE}.py").write_text(HANDLERS, encoding="utf-8")
     (tmp_path / "tools.yaml").write_text(MANIFEST, encoding="utf-8")
+    (tmp_path / "README.md").write_text("# Inspected\n", encoding="utf-8")
     return tmp_path
 
 
@@ -218,12 +246,41 @@ def check_calls(project: Path, target: list[str]) -> None:
     assert invalid["isError"] is True
     assert "b" in text_of(invalid)
 
+    chart = call(project, target, "chart")
+    assert [block["type"] for block in chart["content"]] == ["text", "image"]
+    assert chart["content"][1]["mimeType"] == "image/png"
+
+
+def check_resources(project: Path, target: list[str]) -> None:
+    """Resources and templates listed, a file and a template instance read."""
+    code, listed = inspector(project, target, "--method", "resources/list")
+    assert code == 0
+    assert [(r["uri"], r["name"], r.get("mimeType")) for r in listed["resources"]] == [
+        ("docs://readme", "readme", "text/markdown")
+    ]
+    _, templates = inspector(project, target, "--method", "resources/templates/list")
+    assert [t["uriTemplate"] for t in templates["resourceTemplates"]] == ["orders://{order_id}"]
+    _, readme = inspector(project, target, "--method", "resources/read", "--uri", "docs://readme")
+    assert readme["contents"][0]["text"] == "# Inspected\n"
+    _, order = inspector(project, target, "--method", "resources/read", "--uri", "orders://7")
+    assert json.loads(order["contents"][0]["text"]) == {"id": 7}
+
 
 def test_stdio_lists_our_schemas(project: Path):
     code, listed = inspector(project, serve(), "--method", "tools/list")
     assert code == 0
     tools = {tool["name"]: tool for tool in listed["tools"]}
-    assert list(tools) == ["add", "shout", "stats", "move", "evens", "repo", "stamp", "write_note"]
+    assert list(tools) == [
+        "add",
+        "shout",
+        "stats",
+        "move",
+        "evens",
+        "repo",
+        "stamp",
+        "write_note",
+        "chart",
+    ]
     assert tools["add"]["inputSchema"]["properties"]["a"] == {"type": "integer"}
     assert "outputSchema" not in tools["add"]
     assert "outputSchema" not in tools["write_note"]
@@ -236,6 +293,10 @@ def test_stdio_lists_our_schemas(project: Path):
 
 def test_stdio_calls_with_converted_arguments(project: Path):
     check_calls(project, serve())
+
+
+def test_stdio_resources(project: Path):
+    check_resources(project, serve())
 
 
 def test_stdio_side_effects_without_elicitation(project: Path):
@@ -293,8 +354,9 @@ def stateless(project: Path) -> Iterator[str]:
 def test_http_lists_and_calls(project: Path, http: str):
     code, listed = inspector(project, [http], "--method", "tools/list")
     assert code == 0
-    assert len(listed["tools"]) == 8
+    assert len(listed["tools"]) == 9
     check_calls(project, [http])
+    check_resources(project, [http])
     denied = call(project, [http], "write_note", text="hi")
     assert NO_ELICITATION in text_of(denied)
 
