@@ -187,7 +187,7 @@ async def test_a_callable_tool_filter_sits_beside_allow_and_deny(caplog):
             names = {spec.name for spec in registry.tools()}
             # lib: add_prompt filtered out; other: the filter raises, so none;
             # third: echo denied (and not asked about), add_prompt filtered out.
-            assert names == {"a_echo", "a_quit", "c_quit"}
+            assert names == {"a_echo", "a_quit", "a_snapshot", "c_quit", "c_snapshot"}
             assert seen.count("echo") == 1
             health = attachment.health()
             assert health["other"].ok

@@ -226,3 +226,32 @@ async def test_a_2026_client_listens_for_resource_updates(project: Path):
             finally:
                 consumer.cancel()
             assert getattr(seen[0], "uri", None) == "docs://readme"
+
+
+async def test_a_gateway_hears_an_attached_servers_resource_updates(project: Path):
+    """tooldeck attached to a tooldeck server: it subscribes to the resources it lists, and
+    a change there (a file edited) reaches the gateway registry's subscribers."""
+    from tooldeck import ToolRegistry
+    from tooldeck.mcp import attach_servers
+
+    script = str(project.parent / "server.py")
+    gateway = ToolRegistry()
+    gateway.add_mcp_server(
+        "remote", command=[sys.executable, script, "stdio", str(project)], via="client"
+    )
+    updated: list[tuple[str, ...]] = []
+    arrived = asyncio.Event()
+
+    def seen(group: str | None, change: object) -> None:
+        uris = getattr(change, "resources_updated", ())
+        if uris:
+            updated.append(uris)
+            arrived.set()
+
+    gateway.subscribe(seen)
+    async with attach_servers(gateway):
+        assert "docs://readme" in {spec.key for spec in gateway.resources()}
+        await edit_until_announced(project / "README.md", arrived)
+        (contents,) = await gateway.aread_resource("docs://readme")
+        assert (contents.text or "").startswith("# Orders, edit")
+    assert updated[-1] == ("docs://readme",)

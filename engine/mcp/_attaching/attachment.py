@@ -387,6 +387,13 @@ class McpAttachment(AttachedSource, RemoteRequests):
         call_mcp_tool.__name__ = f"mcp_{remote}"
         return call_mcp_tool
 
+    def _resource_updated(self, state: ServerState, uri: str) -> None:
+        """The server says ``uri`` changed: tell the registry's subscribers (the gateway's
+        clients subscribed to it), if it is one of this server's listed resources."""
+        listed = state.remote_resources
+        if listed is not None and any(str(r.uri) == uri for r in listed[0]):
+            self.registry.resource_updated(uri)
+
     def _check_not_reserved(self, state: ServerState, remote: str) -> None:
         """Refuse a raw tool whose name a reload has just given to a ``use:`` entry.
 

@@ -62,6 +62,8 @@ class RemoteRequests:
 
         def _tools_changed(self, state: ServerState) -> None: ...
 
+        def _resource_updated(self, state: ServerState, uri: str) -> None: ...
+
     async def _call(
         self, state: ServerState, name: str, remote: str, arguments: dict[str, Any], timeout: float
     ) -> str | list[Any]:
@@ -174,6 +176,7 @@ class RemoteRequests:
                 session_factory=self._session_factory,
                 errlog=self._errlog,
                 on_tools_changed=lambda: self._tools_changed(state),
+                on_resource_updated=lambda uri: self._resource_updated(state, uri),
             )
             await conn.start()
             state.connects += 1

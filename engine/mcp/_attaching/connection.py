@@ -25,12 +25,13 @@ import asyncio
 import contextlib
 import inspect
 import logging
+import warnings
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import anyio
 from mcp.client.session import ClientSession
-from mcp.shared.exceptions import MCPError
+from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
 from mcp_types import (
     CONNECTION_CLOSED,
     CallToolResult,
@@ -42,6 +43,7 @@ from mcp_types import (
     Resource,
     ResourceListChangedNotification,
     ResourceTemplate,
+    ResourceUpdatedNotification,
     Tool,
     ToolListChangedNotification,
 )
@@ -125,6 +127,10 @@ def describe_error(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {lines[0]}" if lines else type(exc).__name__
 
 
+MAX_SUBSCRIBED = 256
+"""An attached server's resources whose updates the gateway asks for, at most."""
+
+
 class McpConnection:
     """A session with one server, opened by :meth:`start`, owned by a task on the loop.
 
@@ -143,12 +149,14 @@ class McpConnection:
         session_factory: SessionFactory = ClientSession,
         errlog: Any = None,
         on_tools_changed: Callable[[], Any] | None = None,
+        on_resource_updated: Callable[[str], None] | None = None,
     ) -> None:
         self.spec = spec
         self._connect_timeout = connect_timeout
         self._session_factory = session_factory
         self._errlog = errlog
         self._on_tools_changed = on_tools_changed
+        self._on_resource_updated = on_resource_updated
         self._secrets = server_credentials(spec)
         self._session: ClientSession | None = None
         self._owner: asyncio.Task[None] | None = None
@@ -249,6 +257,12 @@ class McpConnection:
             | ResourceListChangedNotification,
         ):
             self._tools_changed()
+        elif isinstance(message, ResourceUpdatedNotification):
+            if self._on_resource_updated is not None:
+                try:
+                    self._on_resource_updated(str(message.params.uri))
+                except Exception as exc:  # a listener's failure is not the server's
+                    log.warning("MCP server %r: a resource update failed: %s", self.spec.name, exc)
         elif isinstance(message, Exception):  # a line that is not JSON-RPC (logged at debug)
             log.debug("MCP server %r sent %s", self.spec.name, self.describe(message))
 
@@ -315,6 +329,27 @@ class McpConnection:
         """Every fixed resource the server offers, bounded as :meth:`list_tools` is."""
         session = self._live()
         return await self._list_all(session.list_resources, "resources", "resource")
+
+    async def subscribe_resources(self, uris: list[str], timeout: float) -> int:
+        """Ask for ``notifications/resources/updated`` about ``uris`` (at most
+        :data:`MAX_SUBSCRIBED`), if the server offers subscriptions; how many it took.
+
+        Best effort: a refusal leaves that URI unwatched (logged at debug).
+        """
+        session = self._live()
+        capability = getattr(session.server_capabilities, "resources", None)
+        if capability is None or not getattr(capability, "subscribe", False):
+            return 0
+        taken = 0
+        for uri in uris[:MAX_SUBSCRIBED]:
+            try:
+                with warnings.catch_warnings():  # 2025-era subscriptions: what this session speaks
+                    warnings.simplefilter("ignore", MCPDeprecationWarning)
+                    await asyncio.wait_for(session.subscribe_resource(uri), timeout)
+                taken += 1
+            except Exception as exc:
+                log.debug("MCP server %r: cannot subscribe to %r: %s", self.spec.name, uri, exc)
+        return taken
 
     async def list_resource_templates(self) -> list[ResourceTemplate]:
         """Every resource template the server offers, bounded as :meth:`list_tools` is."""

@@ -51,6 +51,9 @@ async def list_extras(conn: McpConnection, server: str, timeout: float) -> Extra
             fixed = await asyncio.wait_for(conn.list_resources(), timeout)
             templates = await asyncio.wait_for(conn.list_resource_templates(), timeout)
             resources = (fixed, templates)
+            # Hear when they change, to tell the gateway's subscribers (on this connection:
+            # a reconnection lists, and so subscribes, again).
+            await conn.subscribe_resources([str(r.uri) for r in fixed], timeout)
         except Exception as exc:
             resources_error = f"cannot list resources: {describe_error(exc)}"
             log.warning("MCP server %r: %s; its resources are left out", server, resources_error)
