@@ -47,6 +47,12 @@ class ToolContext:
     _secrets: ClassVar[Secrets | None] = None
     """What its messages must not show (the registry's secrets)."""
 
+    @property
+    def listened(self) -> bool:
+        """Whether anyone listens to this call's progress and log messages (a handler that
+        relays another service's progress asks for it only then)."""
+        return self._reporter is not None
+
     def report_progress(
         self, done: float, total: float | None = None, message: str | None = None
     ) -> None:

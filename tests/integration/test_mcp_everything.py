@@ -97,3 +97,10 @@ async def test_its_prompts_are_reachable_through_the_gateway(tmp_path):
                 }
                 blob = (await session.read_resource("demo://resource/dynamic/blob/3")).contents[0]
                 assert isinstance(blob, types.BlobResourceContents)
+
+                # Its tool's image comes through the gateway as an image, not as words.
+                tiny = await session.call_tool("ev_get-tiny-image", {})
+                assert not tiny.is_error
+                images = [b for b in tiny.content if isinstance(b, types.ImageContent)]
+                assert len(images) == 1
+                assert images[0].mime_type == "image/png"

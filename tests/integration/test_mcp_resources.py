@@ -31,7 +31,7 @@ DEADLINE = 30.0
 SERVER = '''
 import asyncio, sys
 from pathlib import Path
-from tooldeck import Param, ResourceContents, ToolFailed, ToolRegistry
+from tooldeck import Param, ResourceContents, ToolContext, ToolFailed, ToolRegistry
 from tooldeck.mcp import serve_http, serve_stdio
 
 project = Path(sys.argv[2])
@@ -47,6 +47,14 @@ def order(order_id: int) -> dict:
     if order_id == 404:
         raise ToolFailed("no order 404", kind="not_found")
     return {"id": order_id}
+
+@registry.tool
+async def count(n: int, context: ToolContext) -> str:
+    """Count to n, reporting each step."""
+    for i in range(1, n + 1):
+        context.report_progress(i, n, f"step {i}")
+        await asyncio.sleep(0.06)  # past the 50 ms coalescing: every step is sent
+    return "counted"
 
 @registry.tool
 def touch_order(order_id: int) -> str:
@@ -255,3 +263,25 @@ async def test_a_gateway_hears_an_attached_servers_resource_updates(project: Pat
         (contents,) = await gateway.aread_resource("docs://readme")
         assert (contents.text or "").startswith("# Orders, edit")
     assert updated[-1] == ("docs://readme",)
+
+
+async def test_an_attached_tools_progress_reaches_whoever_listens_to_the_call(project: Path):
+    from tooldeck import ToolRegistry, reporting
+    from tooldeck.mcp import attach_servers
+
+    script = str(project.parent / "server.py")
+    gateway = ToolRegistry()
+    gateway.add_mcp_server(
+        "remote", command=[sys.executable, script, "stdio", str(project)], via="client"
+    )
+    heard: list[tuple[float, float | None, str | None]] = []
+    async with attach_servers(gateway):
+        with reporting(
+            on_progress=lambda done, total, message: heard.append((done, total, message))
+        ):
+            result = await gateway.acall("count", {"n": 3})
+        assert result.ok, result.text
+        quiet = await gateway.acall("count", {"n": 1})  # nobody listens: nothing asked for
+        assert quiet.ok
+    assert heard[-1] == (3, 3, "step 3")
+    assert [h[0] for h in heard] == sorted(h[0] for h in heard)

@@ -316,9 +316,11 @@ class McpAttachment(AttachedSource, RemoteRequests):
             timeout = self._call_timeout(state.spec, None)
             name = state.spec.prefix + remote  # the name it is registered (and called) under
 
-            async def call_mcp_tool(arguments: dict[str, Any]) -> str | list[Any]:
+            async def call_mcp_tool(
+                arguments: dict[str, Any], context: ToolContext
+            ) -> str | list[Any]:
                 self._check_not_reserved(state, remote)
-                return await self._call(state, name, remote, arguments, timeout)
+                return await self._call(state, name, remote, arguments, timeout, context)
 
             call_mcp_tool.__name__ = f"mcp_{remote}"
             handler = state.handlers[remote] = call_mcp_tool
@@ -381,8 +383,8 @@ class McpAttachment(AttachedSource, RemoteRequests):
         # Built per publication: the forward function changes with the entry.
         timeout = self._call_timeout(state.spec, own)
 
-        async def call_mcp_tool(arguments: dict[str, Any]) -> str | list[Any]:
-            return await self._call(state, name, remote, forward(arguments), timeout)
+        async def call_mcp_tool(arguments: dict[str, Any], context: ToolContext) -> str | list[Any]:
+            return await self._call(state, name, remote, forward(arguments), timeout, context)
 
         call_mcp_tool.__name__ = f"mcp_{remote}"
         return call_mcp_tool

@@ -36,6 +36,9 @@ from .resources import read_contents
 from .results import result_text, result_value
 
 if TYPE_CHECKING:
+    from mcp.shared.dispatcher import ProgressFnT
+
+    from ..._calltypes import ToolContext
     from ..._resourceread import ResourceContents
     from .state import ServerState
 
@@ -64,15 +67,25 @@ class RemoteRequests:
 
         def _resource_updated(self, state: ServerState, uri: str) -> None: ...
 
-    async def _call(
-        self, state: ServerState, name: str, remote: str, arguments: dict[str, Any], timeout: float
+    async def _call(  # noqa: PLR0917
+        self,
+        state: ServerState,
+        name: str,
+        remote: str,
+        arguments: dict[str, Any],
+        timeout: float,
+        context: ToolContext | None = None,
     ) -> str | list[Any]:
         """Call ``remote`` for the registry's tool ``name``; every failure names ``name``.
 
         Its answer is text, or text and media (:func:`~.results.result_value`)."""
 
+        progress = _progress_to(context)
+
         async def call(conn: McpConnection) -> str | list[Any]:
-            result = await conn.call_tool(remote, dict(arguments), timeout=timeout)
+            result = await conn.call_tool(
+                remote, dict(arguments), timeout=timeout, progress=progress
+            )
             if result.is_error:
                 words = server_words(result_text(result), remote)
                 raise ToolFailed(failed(name, state.spec.name, words), kind="mcp_error")
@@ -204,3 +217,19 @@ def _current(state: ServerState, kind: str) -> dict[str, str]:
     if kind == "resource":
         return {key: key for key in state.resources.keys}
     return state.tools if kind == "tool" else state.prompts.remote_names
+
+
+def _progress_to(context: ToolContext | None) -> ProgressFnT | None:
+    """The server's progress for a call, passed on to whoever listens to the call (the
+    gateway's client that sent a progressToken); None, and nothing asked of the server,
+    when nobody does."""
+    if context is None or not context.listened:
+        return None
+
+    async def progress(progress: float, total: float | None, message: str | None) -> None:
+        try:
+            context.report_progress(progress, total, message)
+        except (TypeError, ValueError):  # the server's numbers, not ours: dropped
+            log.debug("MCP progress not passed on: progress=%r total=%r", progress, total)
+
+    return progress

@@ -57,6 +57,7 @@ from .transports import open_transport
 
 if TYPE_CHECKING:
     from mcp.client.session import IncomingMessage
+    from mcp.shared.dispatcher import ProgressFnT
 
     from ..._model import McpServerSpec
 
@@ -387,7 +388,12 @@ class McpConnection:
         raise ListingRefused(f"its {noun} list goes on past {_MAX_PAGES:,} pages")
 
     async def call_tool(
-        self, name: str, arguments: dict[str, Any], *, timeout: float = MCP_CALL_TIMEOUT
+        self,
+        name: str,
+        arguments: dict[str, Any],
+        *,
+        timeout: float = MCP_CALL_TIMEOUT,
+        progress: ProgressFnT | None = None,
     ) -> CallToolResult:
         """``tools/call``, answered within ``timeout`` seconds or :class:`CallTimedOut`.
 
@@ -397,10 +403,12 @@ class McpConnection:
         input cannot hold the caller either. The request runs in a task of
         its own, which a timeout cancels without waiting for it: the SDK then
         tells the server (``notifications/cancelled``), which may itself take
-        a few seconds with a server that does not read.
+        a few seconds with a server that does not read. ``progress`` hears the
+        server's progress notifications for this call (asked for only when given).
         """
         session = self._live()
-        return await self._request(session.call_tool(name, arguments), f"tool {name!r}", timeout)
+        request = session.call_tool(name, arguments, progress_callback=progress)
+        return await self._request(request, f"tool {name!r}", timeout)
 
     async def get_prompt(
         self, name: str, arguments: dict[str, str], *, timeout: float = MCP_CALL_TIMEOUT
