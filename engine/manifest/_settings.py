@@ -332,7 +332,7 @@ def media_cap_problem(value: object) -> str | None:
         return f"must be 0 or more, not {value}"
     if value > MEDIA_CAP_CEILING:
         return (
-            f"{value} is over the ceiling of {MEDIA_CAP_CEILING} (256 MiB): no MCP client or "
+            f"must be at most {MEDIA_CAP_CEILING} (256 MiB), not {value}: no MCP client or "
             "model API takes media that large; pass ToolRegistry(max_media_bytes=...) in "
             "code if you mean it"
         )
