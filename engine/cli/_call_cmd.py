@@ -9,6 +9,7 @@ from ._common import (
     EXIT_PROBLEM,
     add_allow_errors,
     add_common,
+    add_media_cap,
     load,
     refuse_broken,
 )
@@ -29,6 +30,7 @@ def add_arguments(call: argparse.ArgumentParser) -> None:
     from ._attached import add_connect_options
 
     add_common(call)
+    add_media_cap(call)
     add_allow_errors(call)
     add_connect_options(call)
     call.add_argument("name", help="tool name")

@@ -28,6 +28,7 @@ from ._common import (
     EXIT_PROBLEM,
     UsageError,
     add_common,
+    add_media_cap,
     load,
     report_errors,
 )
@@ -54,6 +55,7 @@ def add_arguments(chat: argparse.ArgumentParser) -> None:
     from ._attached import add_connect_options
 
     add_common(chat)
+    add_media_cap(chat)
     add_connect_options(chat)
     chat.add_argument(
         "question",

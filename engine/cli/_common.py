@@ -28,6 +28,7 @@ __all__ = [
     "UsageError",
     "add_allow_errors",
     "add_common",
+    "add_media_cap",
     "bundled_manifests",
     "load",
     "refuse_broken",
@@ -58,6 +59,38 @@ def add_allow_errors(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="start even when the manifests have errors or load no tool (the errors are "
         "still printed; what loaded is used)",
+    )
+
+
+def _media_bytes(text: str) -> int:
+    """``--max-media-bytes``'s value: checked as the setting is, a bad one is exit 2."""
+    import argparse
+
+    from ..manifest._settings import media_cap_problem
+
+    try:
+        value = int(text, 10)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number of bytes, not {text!r}") from None
+    why = media_cap_problem(value)
+    if why is not None:
+        raise argparse.ArgumentTypeError(why)
+    return value
+
+
+def add_media_cap(parser: argparse.ArgumentParser) -> None:
+    """``--max-media-bytes``, for the commands that run handlers: serve, dev, call, chat.
+
+    Wins over the ``max_media_bytes`` setting, as every flag wins over its setting.
+    """
+    parser.add_argument(
+        "--max-media-bytes",
+        type=_media_bytes,
+        metavar="N",
+        default=None,
+        help="most bytes of images, audio and files one result may carry (default: the "
+        "max_media_bytes setting, else 10 MiB; at most 256 MiB); more fails the call with "
+        "result_too_large",
     )
 
 
@@ -130,7 +163,15 @@ class Resolved:
     clients start servers) configures the same registry as in ``/app``.
     """
 
-    __slots__ = ("allow_handlers", "config", "manifests", "project", "project_dir", "search_last")
+    __slots__ = (
+        "allow_handlers",
+        "config",
+        "manifests",
+        "max_media_bytes",
+        "project",
+        "project_dir",
+        "search_last",
+    )
 
     def __init__(self, args: argparse.Namespace, *, bundled: bool, static: bool = False) -> None:
         """``static``: nothing will be imported, so no folder is made importable.
@@ -150,6 +191,7 @@ class Resolved:
             allow_handlers=args.allow_handlers or None,
             project_dir=args.project_dir,
             config=args.config,
+            max_media_bytes=getattr(args, "max_media_bytes", None),
         )
         if plan.diagnostics:
             where = plan.settings.source if plan.settings is not None else "the project"
@@ -176,6 +218,8 @@ class Resolved:
         self.allow_handlers: list[str] = list(plan.allow_handlers)
         self.project_dir: Path = plan.project_dir
         self.config: Path | None = plan.config
+        self.max_media_bytes: int | None = plan.max_media_bytes
+        """``--max-media-bytes``, else the setting; None: the registry's default."""
 
 
 def load(
@@ -200,7 +244,12 @@ def load(
         args.manifests = list(paths)
     resolved = Resolved(args, bundled=bundled, static=static)
     config = load_config(resolved.config)
-    registry = ToolRegistry(project_dir=resolved.project_dir, config=config.data, approve=approve)
+    registry = ToolRegistry(
+        project_dir=resolved.project_dir,
+        config=config.data,
+        approve=approve,
+        max_media_bytes=resolved.max_media_bytes,
+    )
     registry, result = load_manifests(
         resolved.manifests,
         registry=registry,

@@ -9,6 +9,7 @@ from ._common import (
     Resolved,
     add_allow_errors,
     add_common,
+    add_media_cap,
     load,
     refuse_broken,
 )
@@ -29,6 +30,7 @@ def add_arguments(dev: argparse.ArgumentParser) -> None:
     from ._attached import add_connect_options
 
     add_common(dev)
+    add_media_cap(dev)
     add_allow_errors(dev)
     add_connect_options(dev)
     dev.add_argument(
@@ -67,7 +69,11 @@ def run(args: argparse.Namespace) -> int:
     resolved = Resolved(args, bundled=False)
     paths = resolved.manifests
     config = load_config(resolved.config)
-    registry = ToolRegistry(project_dir=resolved.project_dir, config=config.data)
+    registry = ToolRegistry(
+        project_dir=resolved.project_dir,
+        config=config.data,
+        max_media_bytes=resolved.max_media_bytes,
+    )
     first = True
     attachment: McpAttachment | None = None
     reported: set[str] = set()

@@ -26,6 +26,7 @@ from ._common import (
     UsageError,
     add_allow_errors,
     add_common,
+    add_media_cap,
     load,
     refuse_broken,
 )
@@ -52,6 +53,7 @@ def add_arguments(serve: argparse.ArgumentParser) -> None:
     from ._serve_ops import add_ops_arguments
 
     add_common(serve)
+    add_media_cap(serve)
     add_allow_errors(serve)
     add_connect_options(serve)
     serve.add_argument(
@@ -407,6 +409,7 @@ def _registry(args: argparse.Namespace) -> tuple[ToolRegistry, Reload | None, To
         config=config.data,
         approve=None if allow else _ask_client(),
         allow_side_effects=allow,
+        max_media_bytes=resolved.max_media_bytes,
     )
     return (
         registry,

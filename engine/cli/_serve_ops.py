@@ -112,6 +112,7 @@ def serve_in_workers(
         import_folders=tuple(str(folder) for folder in resolved.search_last),
         allow_side_effects=bool(args.allow_side_effects),
         reload=bool(args.reload),
+        max_media_bytes=resolved.max_media_bytes,
         approval_timeout=float(args.approval_timeout),
         attach=not args.offline,
         connect_timeout=float(args.connect_timeout),

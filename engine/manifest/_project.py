@@ -46,6 +46,8 @@ class ProjectPlan:
     import_folders: tuple[str, ...]
     """Folders handler modules import from, after every installed package: the start
     folder (the current directory), then the project root."""
+    max_media_bytes: int | None = None
+    """The cap on one result's media (``ToolRegistry(max_media_bytes=...)``); None: its default."""
     diagnostics: tuple[Diagnostic, ...] = ()
     """TD240 problems of the settings, or of a default ``manifests`` folder linked outside."""
 
@@ -56,6 +58,7 @@ def plan_project(
     allow_handlers: Iterable[str] | None = None,
     project_dir: str | os.PathLike[str] | None = None,
     config: str | os.PathLike[str] | None = None,
+    max_media_bytes: int | None = None,
     start: Path | None = None,
     settings: ProjectSettings | None = None,
     search: bool = True,
@@ -66,8 +69,9 @@ def plan_project(
     manifests ``<root>/manifests`` (``./manifests`` without a project),
     allow-list empty (``tooldeck.handlers`` is always allowed), project
     directory the project root (the start folder without a project), no
-    config. ``manifests`` may come back empty when there is nothing to load:
-    the caller decides (the CLI falls back to the bundled manifests).
+    config, the registry's media cap (10 MiB). ``manifests`` may come back
+    empty when there is nothing to load: the caller decides (the CLI falls
+    back to the bundled manifests).
     ``settings`` skips the search (``search=False`` skips it too, with none).
     """
     here = (start or Path.cwd()).absolute()
@@ -97,6 +101,11 @@ def plan_project(
         project_dir=directory or here,
         config=Path(config) if config is not None else (settings.config if settings else None),
         import_folders=tuple(dict.fromkeys(os.path.abspath(f) for f in folders)),
+        max_media_bytes=(
+            max_media_bytes
+            if max_media_bytes is not None
+            else (settings.max_media_bytes if settings else None)
+        ),
         diagnostics=tuple(problems),
     )
 
@@ -143,16 +152,17 @@ def load_project(
     allow_handlers: Iterable[str] | None = None,
     project_dir: str | os.PathLike[str] | None = None,
     config: str | os.PathLike[str] | None = None,
+    max_media_bytes: int | None = None,
     **options: Any,
 ) -> ToolRegistry:
     """The registry ``tooldeck`` commands would build for the project at or above ``path``.
 
     Reads ``[tool.tooldeck]`` in the nearest ``pyproject.toml`` (or
     ``tooldeck.yaml``) at or above ``path`` exactly as the CLI does:
-    ``manifests``, ``allow_handlers``, ``project_dir`` and ``config``, each
-    replaced by the argument of the same name when given. The project folder
-    becomes importable (after every installed package), so its handler
-    modules load wherever the application runs from. ``options`` are
+    ``manifests``, ``allow_handlers``, ``project_dir``, ``config`` and
+    ``max_media_bytes``, each replaced by the argument of the same name when
+    given. The project folder becomes importable (after every installed
+    package), so its handler modules load wherever the application runs from. ``options`` are
     :class:`~tooldeck.ToolRegistry`'s (``lenient``, ``approve`` ...).
 
     Raises :class:`~tooldeck.ManifestError` carrying every located
@@ -177,6 +187,7 @@ def load_project(
         allow_handlers=allow_handlers,
         project_dir=project_dir,
         config=config,
+        max_media_bytes=max_media_bytes,
         start=folder.absolute(),
         settings=settings,
         search=False,
@@ -197,5 +208,6 @@ def load_project(
         config=plan.config,
         allow_handlers=plan.allow_handlers,
         project_dir=plan.project_dir,
+        max_media_bytes=plan.max_media_bytes,
         **options,
     )

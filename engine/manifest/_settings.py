@@ -44,15 +44,36 @@ from .._diagnostics import Diagnostic, SourceLocation
 from .._readfile import Unreadable, read_bounded, read_text_lines
 
 __all__ = [
+    "MEDIA_CAP_CEILING",
     "PROJECT_FILES",
     "ProjectSettings",
     "find_project",
     "handler_prefix_problem",
     "locate_project",
+    "media_cap_problem",
 ]
 
 PROJECT_FILES = ("pyproject.toml", "tooldeck.yaml")
-_KEYS = ("manifests", "allow_handlers", "project_dir", "config", "lint", "serve", "toolsets")
+_KEYS = (
+    "manifests",
+    "allow_handlers",
+    "project_dir",
+    "config",
+    "max_media_bytes",
+    "lint",
+    "serve",
+    "toolsets",
+)
+
+MEDIA_CAP_CEILING = 256 * 1024 * 1024
+"""The most ``max_media_bytes`` (setting or ``--max-media-bytes``) may raise the media cap to.
+
+256 MiB, 25 times the 10 MiB default: a result's media are held whole in memory and sent
+base64-encoded (a third more) in one JSON-RPC message, and the model loop sends them again
+on every turn, so past this no MCP client or model API takes them (providers cap an image at
+5-20 MB) and a value this large is a slip (a byte count for a kibibyte count, a digit too
+many) or a pull request making a shared server buffer gigabytes. Code that truly needs more
+passes ``ToolRegistry(max_media_bytes=...)``, which has no ceiling."""
 
 
 @dataclass(frozen=True)
@@ -66,6 +87,8 @@ class ProjectSettings:
     allow_handlers: tuple[str, ...] = ()
     project_dir: Path | None = None
     config: Path | None = None
+    max_media_bytes: int | None = None
+    """The cap on one result's media in bytes; None: not set (the registry's 10 MiB)."""
     lint: Any = field(default_factory=dict)
     """The ``lint`` table as written (checked by the lint settings reader)."""
     serve: Any = field(default_factory=dict)
@@ -235,6 +258,16 @@ def _settings(path: Path, table: dict[str, Any] | Diagnostic | None) -> ProjectS
             return None
         return inside(key, value)
 
+    def media_cap() -> int | None:
+        value = table.get("max_media_bytes")
+        if value is None:
+            return None
+        why = media_cap_problem(value)
+        if why is not None:
+            problems.append(_problem(path, f"max_media_bytes {why}", "max_media_bytes"))
+            return None
+        return int(value)
+
     handlers = table.get("allow_handlers", [])
     if isinstance(handlers, str):
         handlers = [handlers]
@@ -255,6 +288,7 @@ def _settings(path: Path, table: dict[str, Any] | Diagnostic | None) -> ProjectS
         allow_handlers=tuple(handlers),
         project_dir=one_path("project_dir"),
         config=one_path("config"),
+        max_media_bytes=media_cap(),
         lint=table.get("lint", {}),
         serve=table.get("serve", {}),
         toolsets=table.get("toolsets", {}),
@@ -281,6 +315,26 @@ def handler_prefix_problem(prefix: str) -> str | None:
         return (
             f"allow_handlers {prefix!r} names tooldeck itself; only tooldeck.handlers holds "
             "tools (allowed already)"
+        )
+    return None
+
+
+def media_cap_problem(value: object) -> str | None:
+    """Why ``value`` cannot be a ``max_media_bytes`` setting or flag (None: it can).
+
+    A whole number of bytes from 0 (no media at all) to :data:`MEDIA_CAP_CEILING`;
+    not a boolean (TOML ``true`` is no size) and not a float or "10MiB" (one
+    spelling, the one ``ToolRegistry(max_media_bytes=...)`` takes).
+    """
+    if type(value) is not int:
+        return f"must be a whole number of bytes, not {value!r}"
+    if value < 0:
+        return f"must be 0 or more, not {value}"
+    if value > MEDIA_CAP_CEILING:
+        return (
+            f"must be at most {MEDIA_CAP_CEILING} (256 MiB), not {value}: no MCP client or "
+            "model API takes media that large; pass ToolRegistry(max_media_bytes=...) in "
+            "code if you mean it"
         )
     return None
 

@@ -121,6 +121,7 @@ def test_project_settings_example_is_read_as_documented(tmp_path):
     assert found.manifests == (tmp_path / "manifests",)
     assert found.allow_handlers == ("myapp.tools",)
     assert found.config == tmp_path / "config" / "app.yaml"
+    assert found.max_media_bytes == 20 * 1024 * 1024
 
 
 def test_execution_policies_example_runs():

@@ -50,6 +50,8 @@ class WorkerPlan:
     """Folders the project's handler modules import from (made importable, last)."""
     allow_side_effects: bool = False
     reload: bool = False
+    max_media_bytes: int | None = None
+    """The cap on one result's media (``--max-media-bytes`` or the setting); None: the default."""
     name: str = "tooldeck"
     approval_timeout: float = 300.0
     attach: bool = True
@@ -216,6 +218,7 @@ def _registry(plan: WorkerPlan) -> tuple[ToolRegistry, Reload | None]:
         config=config.data,
         approve=None if allow else elicit_approval,
         allow_side_effects=allow,
+        max_media_bytes=plan.max_media_bytes,
     )
     if plan.reload:
         reload = Reload(
