@@ -28,6 +28,7 @@ from ._resourceread import (
     PreparedResource,
     ResourceContents,
     file_stamp,
+    unknown_resource,
 )
 from ._uritemplate import MAX_URI_LENGTH
 
@@ -236,13 +237,7 @@ class ResourceRegistration:
     ) -> tuple[PreparedResource, dict[str, str]]:
         found = self._match(uri)
         if found is None:
-            shown = uri if isinstance(uri, str) and len(uri) <= 200 else f"{str(uri)[:200]}..."
-            raise ResourceError(
-                "unknown_resource",
-                "no resource has this URI; list resources and resource templates to see "
-                "what can be read",
-                uri=shown,
-            )
+            raise unknown_resource(uri)
         prepared = found[0]
         if auth is not None and prepared.spec.scopes:
             lacking = missing_scopes(prepared.spec.scopes, auth)

@@ -44,6 +44,7 @@ __all__ = [
     "contents_of",
     "file_stamp",
     "prepare_resource",
+    "unknown_resource",
 ]
 
 MAX_RESOURCE_BYTES = 10 * 1024 * 1024
@@ -181,6 +182,16 @@ def _is_parts(value: Any) -> bool:
         type(value) in {list, tuple}
         and bool(value)
         and all(isinstance(part, ResourceContents) for part in value)
+    )
+
+
+def unknown_resource(uri: str) -> ResourceError:
+    """The error for a URI no resource answers (shown cut to 200 characters)."""
+    shown = uri if isinstance(uri, str) and len(uri) <= 200 else f"{str(uri)[:200]}..."
+    return ResourceError(
+        "unknown_resource",
+        "no resource has this URI; list resources and resource templates to see what can be read",
+        uri=shown,
     )
 
 

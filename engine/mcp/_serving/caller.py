@@ -14,7 +14,19 @@ from typing import Any
 
 from ..._identity import AuthIdentity
 
-__all__ = ["caller_identity", "identity_from_token"]
+__all__ = ["caller_identity", "connection_of", "identity_from_token"]
+
+
+def connection_of(session: Any) -> Any:
+    """The ``Connection`` a request's session belongs to (the same for every request on it),
+    or None.
+
+    mcp 2.3 builds a ``ServerSession`` per request around one connection, and
+    ``ServerRequestContext`` does not expose that connection; the session holds it.
+    The one place tooldeck reaches for it: its ``exit_stack`` (per-connection teardown)
+    and ``state`` (per-connection scratch) are what serving needs.
+    """
+    return getattr(session, "_connection", None)
 
 
 def identity_from_token(token: Any) -> AuthIdentity:

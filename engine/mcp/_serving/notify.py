@@ -37,6 +37,7 @@ import mcp_types as types
 from mcp.shared.jsonrpc_dispatcher import progress_token_from_params
 
 from ..._progress import LOG_LEVELS, LogLevel
+from .caller import connection_of
 
 if TYPE_CHECKING:
     from mcp.server.context import ServerRequestContext
@@ -259,11 +260,6 @@ async def set_log_level(
 
 
 def connection_state(ctx: ServerRequestContext[Any]) -> dict[str, Any] | None:
-    """The per-connection scratch state (``Connection.state``), where the log level is kept.
-
-    ``ServerRequestContext`` does not expose the connection (mcp 2.3); its session
-    holds it, as :meth:`RegistryServer._around_message` already relies on.
-    """
-    connection = getattr(ctx.session, "_connection", None)
-    state = getattr(connection, "state", None)
+    """The per-connection scratch state (``Connection.state``), where the log level is kept."""
+    state = getattr(connection_of(ctx.session), "state", None)
     return state if isinstance(state, dict) else None

@@ -32,7 +32,8 @@ from mcp.shared.subscriptions import ResourceUpdated, ServerEvent
 
 from ..._errors import ResourceError
 from ..._identity import missing_scopes
-from .caller import caller_identity
+from ..._resourceread import unknown_resource
+from .caller import caller_identity, connection_of
 
 if TYPE_CHECKING:
     from mcp.server.context import ServerRequestContext
@@ -180,14 +181,7 @@ class ResourceServing:
         found = self.registry.find_resource(uri)
         if found is not None and self._visible(found[0], ctx):
             return
-        raise _mcp_error(
-            ResourceError(
-                "unknown_resource",
-                "no resource has this URI; list resources and resource templates to see "
-                "what can be read",
-                uri=uri if len(uri) <= 200 else f"{uri[:200]}...",
-            )
-        )
+        raise _mcp_error(unknown_resource(uri))
 
     # -------------------------------------------------------------- subscribe
     async def subscribe(
@@ -201,7 +195,7 @@ class ResourceServing:
                 "read the resource again instead",
             )
         self._check_served(uri, ctx)
-        connection = connection_of(ctx.session)
+        connection = _connection_key(ctx.session)
         held = self.subscriptions.get(connection)
         if held is None:
             held = self.subscriptions[connection] = (ctx.session, set())
@@ -222,7 +216,7 @@ class ResourceServing:
     async def unsubscribe(
         self, ctx: ServerRequestContext[Any], params: types.UnsubscribeRequestParams
     ) -> types.EmptyResult:
-        held = self.subscriptions.get(connection_of(ctx.session))
+        held = self.subscriptions.get(_connection_key(ctx.session))
         if held is not None:
             held[1].discard(str(params.uri))
         return types.EmptyResult()
@@ -329,12 +323,7 @@ def _mcp_error(exc: ResourceError) -> MCPError:
     )
 
 
-def connection_of(session: ServerSession) -> object:
-    """The connection a request's session belongs to: the same for every request of it.
-
-    mcp 2.3 builds a ``ServerSession`` per request around one ``Connection``, and
-    ``ServerRequestContext`` does not expose that connection; the session holds it
-    (as :meth:`RegistryServer._around_message` relies on too). Without it, the
-    session itself is the key: subscriptions then last as long as that object.
-    """
-    return getattr(session, "_connection", None) or session
+def _connection_key(session: ServerSession) -> object:
+    """What subscriptions are kept under: the session's connection (the same for every
+    request on it), else the session itself (subscriptions then last as long as it does)."""
+    return connection_of(session) or session

@@ -33,7 +33,7 @@ from ..._identity import missing_scopes
 from ..._progress import current_reporter
 from ..._version import __version__
 from .approval import DEFAULT_APPROVAL_TIMEOUT, McpCall, mark_call, unmark_call
-from .caller import caller_identity
+from .caller import caller_identity, connection_of
 from .clients import client_key
 from .notify import DEFAULT_PROGRESS_INTERVAL, call_notifier, set_log_level
 from .observe import CallObserver, call_record, notify_observers
@@ -374,11 +374,9 @@ class RegistryServer:
         if self.list_changed and ctx.method == "initialize":
             session = ctx.session
             self.sessions.append(session)
-            # Forget it when its connection closes. ServerRequestContext does not
-            # expose the connection (mcp 2.3); its exit stack is the documented
-            # place for per-connection teardown, so reach it when it is there.
-            connection = getattr(session, "_connection", None)
-            exit_stack = getattr(connection, "exit_stack", None)
+            # Forget it when its connection closes: its exit stack is the documented
+            # place for per-connection teardown.
+            exit_stack = getattr(connection_of(session), "exit_stack", None)
             if exit_stack is not None:
                 exit_stack.callback(self._forget, session)
         return result
