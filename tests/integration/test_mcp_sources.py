@@ -15,7 +15,6 @@ import asyncio
 import json
 import sys
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -51,19 +50,6 @@ def with_lazy_server(**options: Any) -> ToolRegistry:
     registry = ToolRegistry()
     registry.add(lazy(**options))
     return registry
-
-
-@pytest.fixture(scope="module")
-def server() -> Iterator[ScriptedServer]:
-    with ScriptedServer() as running:
-        yield running
-
-
-@pytest.fixture
-def model(server: ScriptedServer) -> ScriptedServer:
-    server.script()
-    server.requests.clear()
-    return server
 
 
 def offered(model: ScriptedServer) -> list[str]:

@@ -21,7 +21,7 @@ from typing import Any
 import openai
 import pytest
 
-from tests.integration.openai_server import Approval, ScriptedServer, Turn, call, say
+from tests.integration.openai_server import Approval, Turn, call, say
 from tooldeck import Decision, ExportError, McpServerSpec, ToolRegistry, export_tools
 from tooldeck.providers import ExportWarning
 from tooldeck.providers.openai import LoopResult, MaxTurnsExceeded, Usage, arun, run
@@ -29,33 +29,7 @@ from tooldeck.providers.openai import LoopResult, MaxTurnsExceeded, Usage, arun,
 API_PROVIDER = {"responses": "openai-responses", "chat": "openai-chat"}
 
 
-# ------------------------------------------------------------------ fixtures
-@pytest.fixture(scope="module")
-def server() -> Iterator[ScriptedServer]:
-    with ScriptedServer() as running:
-        yield running
-
-
-@pytest.fixture
-def model(server: ScriptedServer) -> ScriptedServer:
-    """The server with an empty script and no requests recorded."""
-    server.script()
-    server.requests.clear()
-    return server
-
-
-@pytest.fixture
-def client(model: ScriptedServer) -> Iterator[openai.OpenAI]:
-    with openai.OpenAI(base_url=model.url, api_key="test", max_retries=0) as made:
-        yield made
-
-
-@pytest.fixture
-async def aclient(model: ScriptedServer) -> Any:
-    async with openai.AsyncOpenAI(base_url=model.url, api_key="test", max_retries=0) as made:
-        yield made
-
-
+# ------------------------------------------------------------------ handlers
 def get_weather(city: str) -> str:
     """The weather in a city.
 

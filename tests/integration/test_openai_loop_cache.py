@@ -23,12 +23,6 @@ from tooldeck.manifest._live import LiveManifests
 from tooldeck.providers.openai import run
 
 
-@pytest.fixture(scope="module")
-def server() -> Iterator[ScriptedServer]:
-    with ScriptedServer() as running:
-        yield running
-
-
 @pytest.fixture
 def client(server: ScriptedServer) -> Iterator[openai.OpenAI]:
     server.script()

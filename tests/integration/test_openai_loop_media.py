@@ -9,13 +9,11 @@ Completions tool messages take text only and get the result's text with notices.
 from __future__ import annotations
 
 import base64
-from collections.abc import Iterator
 from pathlib import Path
 
-import openai
 import pytest
 
-from tests.integration.openai_server import ScriptedServer, Turn, call, say
+from tests.integration.openai_server import Turn, call, say
 from tooldeck import Audio, File, Image, ToolRegistry
 from tooldeck.providers.openai import run
 
@@ -26,25 +24,6 @@ PDF = b"%PDF-1.7 tiny"
 
 def b64(data: bytes) -> str:
     return base64.b64encode(data).decode("ascii")
-
-
-@pytest.fixture(scope="module")
-def server() -> Iterator[ScriptedServer]:
-    with ScriptedServer() as running:
-        yield running
-
-
-@pytest.fixture
-def model(server: ScriptedServer) -> ScriptedServer:
-    server.script()
-    server.requests.clear()
-    return server
-
-
-@pytest.fixture
-def client(model: ScriptedServer) -> Iterator[openai.OpenAI]:
-    with openai.OpenAI(base_url=model.url, api_key="test", max_retries=0) as made:
-        yield made
 
 
 @pytest.fixture

@@ -11,7 +11,6 @@ resume is exactly the one a conversation that never paused sends.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from typing import Any
 
 import openai
@@ -22,31 +21,6 @@ from tooldeck import ApprovalRequest, CallEvent, Decision, ToolContext, ToolRegi
 from tooldeck.providers.openai import ResumeError, arun, run
 
 APIS = ["responses", "chat"]
-
-
-@pytest.fixture(scope="module")
-def server() -> Iterator[ScriptedServer]:
-    with ScriptedServer() as running:
-        yield running
-
-
-@pytest.fixture
-def model(server: ScriptedServer) -> ScriptedServer:
-    server.script()
-    server.requests.clear()
-    return server
-
-
-@pytest.fixture
-def client(model: ScriptedServer) -> Iterator[openai.OpenAI]:
-    with openai.OpenAI(base_url=model.url, api_key="test", max_retries=0) as made:
-        yield made
-
-
-@pytest.fixture
-async def aclient(model: ScriptedServer) -> Any:
-    async with openai.AsyncOpenAI(base_url=model.url, api_key="test", max_retries=0) as made:
-        yield made
 
 
 SENT: list[str] = []

@@ -39,37 +39,12 @@ from tooldeck.providers.openai import (
 APIS = ["responses", "chat"]
 
 
-@pytest.fixture(scope="module")
-def server() -> Iterator[ScriptedServer]:
-    with ScriptedServer() as running:
-        yield running
-
-
-@pytest.fixture
-def model(server: ScriptedServer) -> ScriptedServer:
-    server.script()
-    server.requests.clear()
-    return server
-
-
 @pytest.fixture
 def held() -> Iterator[ScriptedServer]:
     """A server whose streamed replies stop after their second delta until released."""
     with ScriptedServer(hold_after=2) as running:
         yield running
         running.release.set()
-
-
-@pytest.fixture
-def client(model: ScriptedServer) -> Iterator[openai.OpenAI]:
-    with openai.OpenAI(base_url=model.url, api_key="test", max_retries=0) as made:
-        yield made
-
-
-@pytest.fixture
-async def aclient(model: ScriptedServer) -> Any:
-    async with openai.AsyncOpenAI(base_url=model.url, api_key="test", max_retries=0) as made:
-        yield made
 
 
 @pytest.fixture
