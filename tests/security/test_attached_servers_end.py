@@ -275,7 +275,7 @@ async def test_an_endless_line_ends_the_call_and_the_loop_keeps_running(tmp_path
         assert time.monotonic() - started < 10  # not the 30 s timeout
         assert "over 4,194,304 bytes (max_reply_bytes)" in result.text
         assert await until_gone(read_pid(pid_file), 10)
-    assert max(lags) < 0.5
+    assert max(lags, default=0.0) < 0.5  # (no beat yet: the call ended within 10 ms)
     assert grown_mb(before) < 200
 
 
