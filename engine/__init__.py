@@ -66,6 +66,7 @@ if TYPE_CHECKING:  # the same names, eagerly, for type checkers and editors
     from ._registry import ToolRegistry
     from ._reload import Watcher, watch
     from ._resourceread import ResourceContents
+    from ._resources import bundled_manifests
     from ._schema import tool_input_schema
     from ._sources import ToolSource
     from ._subscribers import Subscriber
@@ -133,6 +134,7 @@ __all__ = [
     "from_manifests",
     "is_provider_safe",
     "load_config",
+    "bundled_manifests",
     "load_manifests",
     "load_project",
     "reporting",
@@ -203,6 +205,7 @@ _EXPORTS: dict[str, str] = {
     "from_manifests": ".manifest._manifests",
     "is_provider_safe": "._names",
     "load_config": "._config",
+    "bundled_manifests": "._resources",
     "load_manifests": ".manifest._manifests",
     "safe_name": "._names",
     "strict_schema": ".providers",

@@ -24,6 +24,12 @@ _SCHEMA_FILE = "manifest.schema.json"
 def bundled_manifests() -> Path:
     """The folder of manifests shipped with tooldeck, as a path the loader can walk.
 
+    The built-in packs (file, git, HTTP and command tools, prompts): pass it to
+    :func:`tooldeck.load_manifests` with the application config, e.g.
+    ``load_manifests([bundled_manifests()], config={"tooldeck": {"files": {"write":
+    True}}}, project_dir=".")``; the packs that change things load only when the
+    config enables them.
+
     An installed package is a folder on disk (a wheel unpacks, an editable
     install points at the repository), which is what manifest discovery and
     hot reload need; a zipped install has no such folder and says so.

@@ -67,3 +67,62 @@ def test_every_hosted_declaration_field_is_reachable_from_yaml():
     server = set(defs["McpServer"]["properties"])
     # args joins command; tool_filter is a callable (Python only)
     assert _fields(McpServerSpec) - internal - {"tool_filter"} == server - {"args"}
+
+
+# What the bundled manifests do not show, and why: each is shown in docs/guides/manifests.md.
+NOT_SHOWN = {
+    "supported_for": "names the application's own classes, which a shipped file cannot know",
+    "auth": "scopes need the deployment's identity provider (lint warns TD415 without one)",
+    "from_auth": "a token claim: the deployment's identity provider again",
+    "additional_properties": "for imported definitions whose source left parameters open",
+    "inline": "every pack's handler does I/O, which must not run on the event loop",
+    "return_direct": "no pack's result is a final answer for the user",
+    "substitute_result": "no pack returns text with ${param} placeholders",
+    "file": "a fixed file resource needs a file every project has (TD416 otherwise)",
+    "prompt use": "no attached server the packs use has prompts",
+    "properties": "no pack takes an object with named fields (http headers are free-form)",
+}
+
+
+def _used(manifests: list[Path]) -> dict[str, set[str]]:
+    """Every key the bundled manifests write, by where it is written."""
+    used: dict[str, set[str]] = {
+        k: set() for k in ("top", "Tool", "Param", "Prompt", "Resource", "ArgReshape")
+    }
+    for path in manifests:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        used["top"] |= set(data)
+        used["Tool"] |= set(data.get("defaults", {}))
+        for tool in data.get("tools", []):
+            used["Tool"] |= set(tool)
+            for param in tool.get("params", []):
+                used["Param"] |= set(param)
+            for reshape in tool.get("args", {}).values():
+                used["ArgReshape"] |= set(reshape)
+        for prompt in data.get("prompts", []):
+            used["Prompt"] |= set(prompt)
+        for resource in data.get("resources", []):
+            used["Resource"] |= set(resource)
+            for param in resource.get("params", []):
+                used["Param"] |= set(param)
+    return used
+
+
+def test_every_manifest_feature_has_a_worked_example_in_the_bundled_manifests():
+    defs = SCHEMA["$defs"]
+    used = _used(BUNDLED)
+    declared = {"top": set(SCHEMA["properties"])} | {
+        where: set(defs[where]["properties"]) for where in used if where != "top"
+    }
+    declared["Prompt"] -= {"use"}
+    missing = {
+        f"{where}.{key}"
+        for where, keys in declared.items()
+        for key in keys - used[where]
+        if key not in NOT_SHOWN
+    }
+    assert missing == set()
+    # a prompt of each kind: a template and a handler; a resource of each kind
+    prompts = [p for m in BUNDLED for p in yaml.safe_load(m.read_text("utf-8")).get("prompts", [])]
+    assert {"template", "handler"} <= {k for p in prompts for k in p}
+    assert {"assistant", "user"} <= {p.get("role", "assistant") for p in prompts}
