@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import socket
 import ssl
 import threading
 import time
@@ -21,6 +22,10 @@ from functools import cache
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
+
+import pytest
+
+from tooldeck import ToolFailed
 
 BIG_BYTES = 100 * 1024 * 1024
 BOMB_BYTES = 64 * 1024 * 1024
@@ -142,3 +147,37 @@ class LocalServer(ThreadingHTTPServer):
     def __exit__(self, *exc: object) -> None:
         self.shutdown()
         self.server_close()
+
+
+_REAL_GETADDRINFO = socket.getaddrinfo
+
+
+def cfg(*hosts: str, private: bool = True, **more: Any) -> dict[str, Any]:
+    return {"tooldeck": {"http": {"allow_hosts": list(hosts), "allow_private": private, **more}}}
+
+
+class FakeDns:
+    """getaddrinfo for made-up names: ``answers[name]`` is a list of answers, one per lookup
+    (the last repeats); numeric hosts and other names go to the real resolver."""
+
+    def __init__(self, **answers: list[str]) -> None:
+        self.answers = {k.replace("_", "."): v for k, v in answers.items()}
+        self.asked: list[str] = []
+
+    def __call__(self, host: Any, port: Any, *args: Any, **kwargs: Any) -> Any:
+        name = host.decode() if isinstance(host, bytes) else host
+        if name not in self.answers:
+            return _REAL_GETADDRINFO(host, port, *args, **kwargs)
+        self.asked.append(name)
+        plan = self.answers[name]
+        address = plan.pop(0) if len(plan) > 1 else plan[0]
+        family = socket.AF_INET6 if ":" in address else socket.AF_INET
+        return [(family, socket.SOCK_STREAM, 6, "", (address, port or 0))]
+
+
+def refused(kind: str, call: Any, *args: Any, **kwargs: Any) -> str:
+    """Call a tool expecting a ToolFailed of ``kind``; its message."""
+    with pytest.raises(ToolFailed) as caught:
+        call(*args, **kwargs)
+    assert caught.value.kind == kind, caught.value.message
+    return caught.value.message

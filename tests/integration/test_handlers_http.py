@@ -9,63 +9,23 @@ calls getaddrinfo again with the checked IP).
 
 from __future__ import annotations
 
-import datetime
 import ipaddress
 import socket
-import ssl
 import tracemalloc
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from cryptography import x509
-from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import ec
-from cryptography.x509.oid import NameOID
 
-from tooldeck import ToolFailed
-from tooldeck.handlers import http as http_mod
 from tooldeck.handlers.http import http_get, http_request
 
-from .http_pack_server import BIG_BYTES, LocalServer
-
-_REAL_GETADDRINFO = socket.getaddrinfo
-
-
-def cfg(*hosts: str, private: bool = True, **more: Any) -> dict[str, Any]:
-    return {"tooldeck": {"http": {"allow_hosts": list(hosts), "allow_private": private, **more}}}
+from .http_pack_server import BIG_BYTES, FakeDns, LocalServer, cfg, refused
 
 
 @pytest.fixture
 def server() -> Iterator[LocalServer]:
     with LocalServer() as srv:
         yield srv
-
-
-class FakeDns:
-    """getaddrinfo for made-up names: ``answers[name]`` is a list of answers, one per lookup
-    (the last repeats); numeric hosts and other names go to the real resolver."""
-
-    def __init__(self, **answers: list[str]) -> None:
-        self.answers = {k.replace("_", "."): v for k, v in answers.items()}
-        self.asked: list[str] = []
-
-    def __call__(self, host: Any, port: Any, *args: Any, **kwargs: Any) -> Any:
-        name = host.decode() if isinstance(host, bytes) else host
-        if name not in self.answers:
-            return _REAL_GETADDRINFO(host, port, *args, **kwargs)
-        self.asked.append(name)
-        plan = self.answers[name]
-        address = plan.pop(0) if len(plan) > 1 else plan[0]
-        family = socket.AF_INET6 if ":" in address else socket.AF_INET
-        return [(family, socket.SOCK_STREAM, 6, "", (address, port or 0))]
-
-
-def refused(kind: str, call: Any, *args: Any, **kwargs: Any) -> str:
-    with pytest.raises(ToolFailed) as caught:
-        call(*args, **kwargs)
-    assert caught.value.kind == kind, caught.value.message
-    return caught.value.message
 
 
 # --- reaching the server, and the answers -----------------------------------------------------
@@ -396,79 +356,3 @@ def test_urls_with_credentials_or_other_schemes_are_refused():
     refused("invalid_arguments", http_get, "http://u:p@a.test/", config=config)
     refused("invalid_arguments", http_get, "ftp://a.test/", config=config)
     refused("invalid_arguments", http_get, "http://[zz]/", config=config)
-
-
-# --- TLS: the certificate is verified for the original name ---------------------------------
-
-
-def _certificates(name: str) -> tuple[bytes, bytes, bytes]:
-    """A CA certificate, and a certificate + key for ``name`` it signed (PEM)."""
-    now = datetime.datetime.now(datetime.UTC)
-    ca_key = ec.generate_private_key(ec.SECP256R1())
-    ca_name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "tooldeck test CA")])
-    ca = (
-        x509.CertificateBuilder()
-        .subject_name(ca_name)
-        .issuer_name(ca_name)
-        .public_key(ca_key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now - datetime.timedelta(hours=1))
-        .not_valid_after(now + datetime.timedelta(hours=1))
-        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
-        .add_extension(
-            x509.KeyUsage(False, False, False, False, False, True, True, False, False),
-            critical=True,
-        )
-        .add_extension(
-            x509.SubjectKeyIdentifier.from_public_key(ca_key.public_key()), critical=False
-        )
-        .sign(ca_key, hashes.SHA256())
-    )
-    key = ec.generate_private_key(ec.SECP256R1())
-    leaf = (
-        x509.CertificateBuilder()
-        .subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, name)]))
-        .issuer_name(ca_name)
-        .public_key(key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now - datetime.timedelta(hours=1))
-        .not_valid_after(now + datetime.timedelta(hours=1))
-        .add_extension(x509.SubjectAlternativeName([x509.DNSName(name)]), critical=False)
-        .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
-        .add_extension(
-            x509.AuthorityKeyIdentifier.from_issuer_public_key(ca_key.public_key()), critical=False
-        )
-        .add_extension(
-            x509.ExtendedKeyUsage([x509.ExtendedKeyUsageOID.SERVER_AUTH]), critical=False
-        )
-        .sign(ca_key, hashes.SHA256())
-    )
-    pem = serialization.Encoding.PEM
-    key_pem = key.private_bytes(
-        pem, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
-    )
-    return ca.public_bytes(pem), leaf.public_bytes(pem), key_pem
-
-
-@pytest.mark.parametrize("cert_name", ["api.example.test", "other.example.test"])
-def test_https_sends_the_name_and_verifies_the_certificate_for_it(cert_name, tmp_path, monkeypatch):
-    ca_pem, cert_pem, key_pem = _certificates(cert_name)
-    (tmp_path / "cert.pem").write_bytes(cert_pem + key_pem)
-    tls = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-    tls.load_cert_chain(tmp_path / "cert.pem")
-    names: list[str | None] = []
-    tls.sni_callback = lambda sock, name, ctx: names.append(name)  # type: ignore[assignment,return-value]
-    trust = ssl.create_default_context(cadata=ca_pem.decode())
-    monkeypatch.setattr(http_mod, "_tls_verify", lambda: trust)
-    monkeypatch.setattr(socket, "getaddrinfo", FakeDns(api_example_test=["127.0.0.1"]))
-    with LocalServer(tls) as server:
-        url = f"https://api.example.test:{server.port}/json"
-        if cert_name == "api.example.test":
-            got = http_get(url, config=cfg("api.example.test"))
-            assert got["body"]["headers"]["Host"] == f"api.example.test:{server.port}"
-        else:
-            message = refused("connection_failed", http_get, url, config=cfg("api.example.test"))
-            assert "certificate" in message.lower()
-            assert server.seen == []
-    assert names
-    assert set(names) == {"api.example.test"}
