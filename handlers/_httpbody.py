@@ -116,8 +116,8 @@ def answer(
         try:  # parsed before masking, so a secret written with JSON escapes is masked too
             result["body"] = masker.value(json.loads(text))
             return result
-        except ValueError:
-            pass
+        except (ValueError, RecursionError):
+            pass  # not JSON after all (or nested too deep to parse): shown as text
     text = masker.text(text)
     if truncated:
         text = _mask_cut_secret(text, masker) + f"\n[... response truncated at {cap} bytes]"

@@ -29,8 +29,9 @@ MAX_HEADER_VALUE_CHARS = 8192
 _ENV = re.compile(r"\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}")
 _TOKEN = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
 """An HTTP header name (RFC 9110 token)."""
-_BAD_VALUE = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
-"""Control characters a header value must not hold (CR, LF and NUL among them; tab is allowed)."""
+_BAD_VALUE = re.compile(r"[^\t\x20-\x7e]")
+"""What a header value must not hold: control characters (CR, LF and NUL among them; tab is
+allowed) and non-ASCII (httpx2 sends header values as ASCII; use percent-encoding)."""
 RESERVED_HEADERS = frozenset(
     {
         "host",
@@ -168,7 +169,7 @@ def _header_config(value: object) -> tuple[tuple[HostPattern, Mapping[str, str]]
             if not isinstance(name, str) or not _TOKEN.match(name) or not isinstance(text, str):
                 raise _bad(f"{key}[{host!r}]", "a mapping of header names to text values")
             if _BAD_VALUE.search(text):
-                raise _bad(f"{key}[{host!r}][{name!r}]", "a value without control characters")
+                raise _bad(f"{key}[{host!r}][{name!r}]", "ASCII text without control characters")
         result.append((HostPattern.parse(host, key), dict(headers)))
     return tuple(result)
 
@@ -189,7 +190,7 @@ def _expand(value: str, header: str, masker: Masker) -> str:
         if _BAD_VALUE.search(found):
             raise ToolFailed(
                 f"the environment variable {name} (for the header {header}) holds control "
-                "characters; the request was not sent",
+                "or non-ASCII characters; the request was not sent",
                 kind="invalid_config",
             )
         masker.add(found)
@@ -222,8 +223,9 @@ def model_headers(headers: object, reserved: set[str]) -> dict[str, str]:
             or len(value) > MAX_HEADER_VALUE_CHARS
         ):
             raise ToolFailed(
-                f"the value of the header {name} must be text without line breaks or control "
-                f"characters, at most {MAX_HEADER_VALUE_CHARS} characters",
+                f"the value of the header {name} must be ASCII text without line breaks or "
+                f"control characters (percent-encode anything else), at most "
+                f"{MAX_HEADER_VALUE_CHARS} characters",
                 kind="invalid_arguments",
             )
         if "${env:" in value:

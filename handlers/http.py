@@ -130,6 +130,11 @@ def _fetch(
         raise ToolFailed(masker.text(exc.message), kind=exc.kind) from None
     except httpx2.TimeoutException:
         raise _timeout(settings) from None
+    except httpx2.InvalidURL as exc:
+        raise ToolFailed(
+            masker.text(f"the request to {hop.url.host} could not be made: {exc}"),
+            kind="invalid_arguments",
+        ) from None
     except httpx2.HTTPError as exc:
         raise ToolFailed(
             masker.text(f"the request to {hop.url.host} failed: {type(exc).__name__}: {exc}"),

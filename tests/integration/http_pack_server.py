@@ -1,6 +1,7 @@
 """A small real HTTP(S) server on 127.0.0.1 for the HTTP pack's tests (stdlib http.server).
 
-Routes: ``/json`` echoes the request (method, path, headers, body) as JSON; ``/text`` answers
+Routes: ``/json`` echoes the request (method, path, headers, body) as JSON (the path also in
+a Link header); ``/deep`` is JSON nested 100,000 deep; ``/text`` answers
 Latin-1 text; ``/status/N`` answers status N; ``/redirect?to=URL&status=N`` redirects; ``/loop``
 redirects to itself; ``/big`` streams 100 MB (it stops when the client goes away); ``/bomb``
 sends gzip of 64 MiB of zeros;
@@ -72,7 +73,12 @@ class _Handler(BaseHTTPRequestHandler):
                 "headers": dict(self.headers),
                 "body": body.decode("utf-8", "replace"),
             }
-            self._send(200, json.dumps(echo).encode(), "application/json", X_Echo=json.dumps(echo))
+            data = json.dumps(echo).encode()
+            self._send(
+                200, data, "application/json", X_Echo=json.dumps(echo), Link=f"<{self.path}>"
+            )
+        elif url.path == "/deep":
+            self._send(200, b"[" * 100_000 + b"]" * 100_000, "application/json")
         elif url.path == "/text":
             self._send(200, "caf\u00e9 au lait".encode("latin-1"), "text/plain; charset=latin-1")
         elif url.path.startswith("/status/"):

@@ -54,6 +54,11 @@ def test_error_statuses_are_results(server: LocalServer):
     assert got["status"] == 404
 
 
+def test_json_too_deep_to_parse_is_text(server: LocalServer):
+    got = http_get(f"http://127.0.0.1:{server.port}/deep", config=cfg("127.0.0.1"))
+    assert got["body"].startswith("[[[")
+
+
 def test_binary_content_is_described_not_returned(server: LocalServer):
     got = http_get(f"http://127.0.0.1:{server.port}/binary", config=cfg("127.0.0.1"))
     assert got["body"].startswith("[binary content (image/png, 108 bytes")
@@ -316,6 +321,7 @@ def test_configured_secrets_are_sent_and_masked(server: LocalServer, monkeypatch
     assert got["body"]["headers"]["Authorization"] == "Bearer ***"
     assert got["body"]["path"] == "/json?k=***"
     assert got["url"].endswith("/json?k=***")
+    assert got["headers"]["link"] == "</json?k=***>"
     assert "s3cr3t-value" not in repr(got)
 
 
@@ -335,6 +341,7 @@ def test_a_missing_variable_is_named_and_nothing_is_sent(server: LocalServer, mo
         ({"X-A": "v\r\nX-Injected: 1"}, "invalid_arguments"),
         ({"X-A": "v\nX-Injected: 1"}, "invalid_arguments"),
         ({"X-A": "v\x00"}, "invalid_arguments"),
+        ({"X-A": "caf\u00e9"}, "invalid_arguments"),
         ({"X-A\r\nX-B": "v"}, "invalid_arguments"),
         ({"Bad Name": "v"}, "invalid_arguments"),
         ({"Host": "evil.test"}, "invalid_arguments"),
