@@ -23,7 +23,10 @@ import re
 import socket
 import threading
 from collections.abc import Iterable
+from contextlib import suppress
 from dataclasses import dataclass
+
+import httpx2
 
 from tooldeck import ToolFailed
 
@@ -35,6 +38,8 @@ _LOCAL_NAT64 = ipaddress.IPv6Network("64:ff9b:1::/48")  # local-use NAT64 (RFC 8
 _V4_COMPATIBLE = ipaddress.IPv6Network("::/96")  # deprecated IPv4-compatible (RFC 4291)
 _NUMERIC_V4 = re.compile(r"^[0-9a-fA-FxX.]+$")
 """What the C resolver may read as an IPv4 number (inet_aton: decimal, octal, hex, 1-4 parts)."""
+_NOT_IN_HOST = re.compile(r"[/?#@:\[\]\\\s%]")
+"""Characters that would make an entry more than a host (a path, a port, credentials)."""
 _NAME = re.compile(r"^[a-z0-9_-]+(\.[a-z0-9_-]+)*$")
 """An ASCII (already IDNA-encoded) host name as an allow-list entry may give it."""
 
@@ -85,10 +90,10 @@ class HostPattern:
         body = text[2:] if wildcard else text
         if not wildcard and ip_literal(body) is not None:
             return cls(entry, canonical_host(body), False)
-        try:
-            name = body.encode("idna").decode("ascii").lower().rstrip(".") if body else ""
-        except UnicodeError:
-            name = ""
+        name = ""
+        if body and not _NOT_IN_HOST.search(body):
+            with suppress(httpx2.InvalidURL):  # the URL parser's IDNA: entries and URLs agree
+                name = httpx2.URL(f"http://{body}/").raw_host.decode("ascii").rstrip(".")
         if not _NAME.match(name) or ip_literal(name) is not None:
             raise ToolFailed(
                 f"the config key {key} holds {entry!r}, which is not a host name, "

@@ -124,6 +124,7 @@ def test_patterns_exact_wildcard_idna_and_ip():
     assert not wild.matches("badexample.com")
     idn = HostPattern.parse("bücher.de", "k")
     assert idn.matches("xn--bcher-kva.de")
+    assert HostPattern.parse("*.faß.de", "k").matches("a.xn--fa-hia.de")  # IDNA 2008, as URLs
     ip = HostPattern.parse("127.1", "k")
     assert ip.matches("127.0.0.1")
     v6 = HostPattern.parse("[::ffff:127.0.0.1]", "k")
@@ -131,7 +132,8 @@ def test_patterns_exact_wildcard_idna_and_ip():
 
 
 @pytest.mark.parametrize(
-    "entry", ["", "*", "*.", "http://x.com", "a b", "x.com/path", "u@x.com", "*.1.2"]
+    "entry",
+    ["", "*", "*.", "http://x.com", "a b", "x.com/path", "u@x.com", "*.1.2", "x.com:80", "a%2eb"],
 )
 def test_malformed_entries_fail_naming_the_key(entry: str):
     with pytest.raises(ToolFailed) as caught:
