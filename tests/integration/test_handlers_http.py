@@ -363,3 +363,20 @@ def test_urls_with_credentials_or_other_schemes_are_refused():
     refused("invalid_arguments", http_get, "http://u:p@a.test/", config=config)
     refused("invalid_arguments", http_get, "ftp://a.test/", config=config)
     refused("invalid_arguments", http_get, "http://[zz]/", config=config)
+
+
+@pytest.mark.parametrize(
+    ("then", "same"),
+    [
+        (("https", "a.test", 443), True),  # http -> https upgrade of the same host
+        (("http", "a.test", 80), True),
+        (("http", "a.test", 8080), False),
+        (("http", "b.test", 80), False),
+        (("https", "b.test", 443), False),
+    ],
+)
+def test_which_redirects_keep_credentials(then: tuple[str, str, int], same: bool):
+    from tooldeck.handlers.http import _same_origin
+
+    assert _same_origin(("http", "a.test", 80), then) is same
+    assert _same_origin(("https", "a.test", 443), ("http", "a.test", 80)) is False  # downgrade
