@@ -216,7 +216,10 @@ def slot(
     literal = os.path.normpath(os.path.join(root, path))
     if _is_within(literal, str(root)):
         rules.check(Path(literal).relative_to(root).as_posix(), path)
-    resolved = _resolve_inside(root, folder)
+    try:
+        resolved = _resolve_inside(root, folder)
+    except PermissionError:
+        raise _outside(path) from None
     folder_rel = _rel(root, resolved)
     rel = name if folder_rel == "." else f"{folder_rel}/{name}"
     rules.check(rel, path)
