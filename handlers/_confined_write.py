@@ -67,8 +67,12 @@ __all__ = [
 MAX_TREE_ENTRIES = 100_000
 """A folder holding more entries than this is not deleted or moved whole by one call."""
 _NEW_FILE_MODE = 0o644  # the kernel applies the umask to it
-_CREATE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
-_SUBDIR_FLAGS = _READ_FLAGS | os.O_DIRECTORY | os.O_NOFOLLOW
+# getattr: the module must import where these flags do not exist (Windows); Project refuses there
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_CREATE_FLAGS = (
+    os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+)  # a fresh file only, never an existing one or a link's target
+_SUBDIR_FLAGS = _READ_FLAGS | getattr(os, "O_DIRECTORY", 0) | _NOFOLLOW
 
 
 # --- what may be written ---------------------------------------------------------------------
