@@ -6,6 +6,7 @@ manifest references them there); nothing here is a tool.
 
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
+from types import MappingProxyType
 from typing import Any
 
 from tooldeck import ToolFailed
@@ -35,6 +36,11 @@ _NOT_ENABLED = (
     "`tooldeck: {files: {write: true}}` in the application config (--config FILE); you cannot "
     "change that setting, so tell the user what you would have changed instead"
 )
+_FORGEABLE = (
+    "the file-changing tools are turned off: the config reached this tool as an argument, not "
+    "from the application config (its manifest declares `config` without `inject: config`). "
+    "Tell the user: the manifest must declare `{name: config, inject: config}`"
+)
 _WOULD = {
     "created": "would create",
     "replaced": "would replace",
@@ -52,7 +58,15 @@ WHAT = {"file": "file", "dir": "folder", "link": "symbolic link"}
 
 
 def settings(config: Mapping[str, Any]) -> tuple[int, Rules]:
-    """The size cap and rules, after the gate: refuses unless tooldeck.files.write is true."""
+    """The size cap and rules, after the gate: refuses unless tooldeck.files.write is true.
+
+    The config must also be the engine's own: the registry injects it as a read-only
+    ``MappingProxyType``, which no JSON argument can be. A manifest that declares ``config``
+    without ``inject: config``, or lets it be inferred from the signature, would hand the
+    parameter to the model, which could then send ``{"tooldeck": {"files": {"write": true}}}``
+    itself; such a call is refused. (A Python caller calling a tool directly passes
+    ``types.MappingProxyType(config)``.)
+    """
     section = config.get("tooldeck") if isinstance(config, Mapping) else None
     files = section.get("files") if isinstance(section, Mapping) else None
     if not isinstance(files, Mapping):
@@ -66,6 +80,8 @@ def settings(config: Mapping[str, Any]) -> tuple[int, Rules]:
         )
     if not write:
         raise ToolFailed(_NOT_ENABLED, kind="not_enabled")
+    if not isinstance(config, MappingProxyType):
+        raise ToolFailed(_FORGEABLE, kind="not_enabled")
     cap = files.get("max_write_bytes", DEFAULT_MAX_WRITE_BYTES)
     if isinstance(cap, bool) or not isinstance(cap, int) or cap < 0:
         raise ToolFailed(

@@ -11,6 +11,7 @@ import os
 import stat
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 import pytest
@@ -27,12 +28,15 @@ from tooldeck.handlers.files_write import (
 
 SECRET = "TOP-SECRET-4711\n"
 INSIDE = "inside TOP\n"
-ENABLED: dict[str, Any] = {"tooldeck": {"files": {"write": True}}}
 
 
-def enabled(**files: object) -> dict[str, Any]:
-    """The config that turns the tools on, with more tooldeck.files keys."""
-    return {"tooldeck": {"files": {"write": True, **files}}}
+def enabled(**files: object) -> Mapping[str, Any]:
+    """The config that turns the tools on, with more tooldeck.files keys, read-only as the
+    registry injects it (the tools refuse a plain dict: a model could have sent that)."""
+    return MappingProxyType({"tooldeck": {"files": {"write": True, **files}}})
+
+
+ENABLED = enabled()
 
 
 def snapshot(root: Path) -> dict[str, tuple[object, ...]]:

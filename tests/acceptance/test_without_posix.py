@@ -68,8 +68,9 @@ for tool in ("read_file", "list_dir", "search_text", "file_info"):
         report["handlers"][tool] = [exc.kind, exc.message]
     else:
         report["handlers"][tool] = None
+from types import MappingProxyType
 from tooldeck.handlers import files_write
-on = {"tooldeck": {"files": {"write": True}}}
+on = MappingProxyType({"tooldeck": {"files": {"write": True}}})  # as the registry injects it
 for tool, args in {
     "write_file": {"path": "new.txt", "content": "x"},
     "append_file": {"path": "notes.txt", "content": "x"},

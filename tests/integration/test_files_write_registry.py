@@ -153,3 +153,31 @@ def test_side_effects_still_need_the_registry_to_allow_them(tmp_path: Path) -> N
     result = registry(tmp_path, ENABLED).call("write_file", {"path": "a.txt", "content": "x"})
     assert not result.ok
     assert not (tmp_path / "project" / "a.txt").exists()
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        "",
+        "    params:\n      - {name: path, type: string}\n      - {name: content, type: string}\n"
+        "      - {name: config, type: object}\n",
+    ],
+    ids=["inferred", "declared-without-inject"],
+)
+def test_a_model_sending_its_own_config_is_refused(tmp_path: Path, params: str) -> None:
+    """A manifest that lets the model set ``config`` (inferred from the signature, or declared
+    without ``inject: config``) must not let it turn the tools on."""
+    manifest = save(
+        tmp_path / "manifests" / "careless.yaml",
+        "version: 1\nbundle: careless\ntools:\n  - name: write_file\n"
+        "    handler: tooldeck.handlers.files_write:write_file\n    side_effects: true\n" + params,
+    )
+    root = tmp_path / "project"
+    root.mkdir()
+    tools = ToolRegistry(project_dir=root, config={}, allow_side_effects=True)
+    load_manifests([manifest], registry=tools)
+    result = tools.call("write_file", {"path": "a.txt", "content": "x", "config": ENABLED})
+    assert result.error is not None
+    assert result.error.kind == "not_enabled"
+    assert "inject: config" in result.text
+    assert not (root / "a.txt").exists()

@@ -93,6 +93,17 @@ def test_a_wrong_type_of_write_names_the_key(project: Path, value: object) -> No
     assert not (project / "x.txt").exists()
 
 
+@pytest.mark.parametrize("tool", ALL)
+def test_a_config_the_model_could_have_sent_is_refused(project: Path, tool: str) -> None:
+    """Only the engine injects a read-only mapping; a plain dict may be a model's argument."""
+    before = snapshot(project)
+    failure = refused(tool, TARGETS[tool], project, {"tooldeck": {"files": {"write": True}}})
+    assert failure.kind == "not_enabled"
+    assert "the config reached this tool as an argument" in failure.message
+    assert "`{name: config, inject: config}`" in failure.message
+    assert snapshot(project) == before
+
+
 @pytest.mark.parametrize(
     ("key", "value"),
     [
