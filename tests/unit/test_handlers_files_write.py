@@ -22,7 +22,7 @@ from tests.write_tools import (
     snapshot,
 )
 from tooldeck import ToolFailed
-from tooldeck.handlers import _confined
+from tooldeck.handlers import _confined, _confined_write
 from tooldeck.handlers._diff import MAX_DIFF_CHARS
 from tooldeck.handlers.files_write import (
     append_file,
@@ -367,3 +367,17 @@ def test_move_path_replaces_an_empty_folder(project: Path) -> None:
     (project / "empty").mkdir()
     assert move_path("sub", "empty", True, **tool_args(project))["action"] == "replaced"
     assert (project / "empty" / "data.txt").read_text() == INSIDE
+
+
+@pytest.mark.parametrize("tool", ["delete_path", "move_path(source)"])
+def test_a_tree_too_big_or_too_deep_is_refused_before_anything_changes(
+    project: Path, monkeypatch: pytest.MonkeyPatch, tool: str
+) -> None:
+    (project / "sub" / "a" / "b" / "c").mkdir(parents=True)
+    before = snapshot(project)
+    monkeypatch.setattr(_confined_write, "MAX_TREE_ENTRIES", 2)
+    assert "more than 2 entries" in refused(tool, "sub", project).message
+    monkeypatch.setattr(_confined_write, "MAX_TREE_ENTRIES", 100)
+    monkeypatch.setattr(_confined_write, "MAX_DEPTH", 2)
+    assert "nested more than 2 deep" in refused(tool, "sub", project).message
+    assert snapshot(project) == before
