@@ -1,8 +1,9 @@
 """Where the POSIX descriptor API is missing (Windows), tooldeck still imports and works.
 
 Only the file tools need ``fcntl``, ``O_NOFOLLOW`` and ``dir_fd`` (``tooldeck.handlers._confined``
-keeps their reads inside the project with them); without them the tools answer, when called, that
-they need a POSIX system, and every other command works as usual.
+keeps their reads and writes inside the project with them); without them the tools, the
+file-changing ones included, answer when called that they need a POSIX system, and every other
+command works as usual.
 
 Windows cannot be run here, so a subprocess takes its pieces away before importing tooldeck:
 ``fcntl`` alone (an import of it fails), or also the ``os`` flags and ``dir_fd``/``fd`` support
@@ -21,6 +22,7 @@ import pytest
 from tooldeck.handlers import _posix
 
 FILE_TOOLS = ("read_file", "list_dir", "search_text", "file_info")
+WRITE_TOOLS = ("write_file", "append_file", "edit_file", "move_path", "make_dir", "delete_path")
 
 # Runs in the subprocess: argv[1] says what to take away; prints one JSON object.
 SCRIPT = """
@@ -66,6 +68,24 @@ for tool in ("read_file", "list_dir", "search_text", "file_info"):
         report["handlers"][tool] = [exc.kind, exc.message]
     else:
         report["handlers"][tool] = None
+from types import MappingProxyType
+from tooldeck.handlers import files_write
+on = MappingProxyType({"tooldeck": {"files": {"write": True}}})  # as the registry injects it
+for tool, args in {
+    "write_file": {"path": "new.txt", "content": "x"},
+    "append_file": {"path": "notes.txt", "content": "x"},
+    "edit_file": {"path": "notes.txt", "old_text": "notes", "new_text": "x"},
+    "move_path": {"source": "notes.txt", "destination": "moved.txt"},
+    "make_dir": {"path": "folder"},
+    "delete_path": {"path": "notes.txt"},
+}.items():
+    try:
+        getattr(files_write, tool)(project_dir=Path.cwd(), config=on, **args)
+    except ToolFailed as exc:
+        report["handlers"][tool] = [exc.kind, exc.message]
+    else:
+        report["handlers"][tool] = None
+report["untouched"] = sorted(os.listdir(".")) == ["notes.txt"]
 print(json.dumps(report))
 """
 
@@ -111,8 +131,9 @@ def test_a_file_tool_says_it_needs_a_posix_system(report: dict):
     assert "Error (unsupported_platform): the file tools" in said
     assert "need a POSIX system" in said
     assert "Traceback" not in said
-    for tool in FILE_TOOLS:
+    for tool in FILE_TOOLS + WRITE_TOOLS:
         kind, message = report["handlers"][tool]
         assert kind == "unsupported_platform"
         assert "need a POSIX system" in message
         assert "fcntl" in message
+    assert report["untouched"]
