@@ -4,16 +4,15 @@ Kept apart from :mod:`tooldeck.handlers.files_write` so that module holds just t
 manifest references them there); nothing here is a tool.
 """
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from contextlib import contextmanager
-from types import MappingProxyType
-from typing import Any
 
 from tooldeck import ToolFailed
 
 from ._confined import _resolve_inside
 from ._confined_write import Rules, Slot, kind_of, read_regular
 from ._diff import diff_text
+from ._settings import pack_settings
 
 __all__ = [
     "DEFAULT_MAX_WRITE_BYTES",
@@ -36,11 +35,6 @@ _NOT_ENABLED = (
     "`tooldeck: {files: {write: true}}` in the application config (--config FILE); you cannot "
     "change that setting, so tell the user what you would have changed instead"
 )
-_FORGEABLE = (
-    "the file-changing tools are turned off: the config reached this tool as an argument, not "
-    "from the application config (its manifest declares `config` without `inject: config`). "
-    "Tell the user: the manifest must declare `{name: config, inject: config}`"
-)
 _WOULD = {
     "created": "would create",
     "replaced": "would replace",
@@ -57,19 +51,14 @@ WHAT = {"file": "file", "dir": "folder", "link": "symbolic link"}
 # --- the operator's settings -----------------------------------------------------------------
 
 
-def settings(config: Mapping[str, Any]) -> tuple[int, Rules]:
+def settings(context: object) -> tuple[int, Rules]:
     """The size cap and rules, after the gate: refuses unless tooldeck.files.write is true.
 
-    The config must also be the engine's own: the registry injects it as a read-only
-    ``MappingProxyType``, which no JSON argument can be. A manifest that declares ``config``
-    without ``inject: config``, or lets it be inferred from the signature, would hand the
-    parameter to the model, which could then send ``{"tooldeck": {"files": {"write": true}}}``
-    itself; such a call is refused. (A Python caller calling a tool directly passes
-    ``types.MappingProxyType(config)``.)
+    The config comes from the engine's ``ToolContext`` only (:mod:`._settings`), so a model
+    cannot turn the tools on by sending a config of its own.
     """
-    section = config.get("tooldeck") if isinstance(config, Mapping) else None
-    files = section.get("files") if isinstance(section, Mapping) else None
-    if not isinstance(files, Mapping):
+    files = pack_settings(context, "files")
+    if files is None:
         raise ToolFailed(_NOT_ENABLED, kind="not_enabled")
     write = files.get("write", False)
     if not isinstance(write, bool):
@@ -80,8 +69,6 @@ def settings(config: Mapping[str, Any]) -> tuple[int, Rules]:
         )
     if not write:
         raise ToolFailed(_NOT_ENABLED, kind="not_enabled")
-    if not isinstance(config, MappingProxyType):
-        raise ToolFailed(_FORGEABLE, kind="not_enabled")
     cap = files.get("max_write_bytes", DEFAULT_MAX_WRITE_BYTES)
     if isinstance(cap, bool) or not isinstance(cap, int) or cap < 0:
         raise ToolFailed(

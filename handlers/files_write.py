@@ -22,12 +22,10 @@ whose ``__module__`` is the module named (``tooldeck.handlers.files_write:write_
 """
 
 import os
-from collections.abc import Mapping
 from contextlib import ExitStack
 from pathlib import Path
-from typing import Any
 
-from tooldeck import ToolFailed
+from tooldeck import ToolContext, ToolFailed
 
 from ._confined import Project
 from ._confined_write import (
@@ -77,7 +75,7 @@ def write_file(
     dry_run: bool = False,
     *,
     project_dir: Path,
-    config: Mapping[str, Any],
+    context: ToolContext,
 ) -> dict[str, object]:
     """Create a text file in the project, or replace one whole; missing folders are created.
 
@@ -88,7 +86,7 @@ def write_file(
         content: The file's complete new content.
         dry_run: Change nothing; answer what would happen, with the diff.
     """
-    cap, rules = settings(config)
+    cap, rules = settings(context)
     data = encoded(content, "content")
     if len(data) > cap:
         raise too_large(path, len(data), cap)
@@ -115,7 +113,7 @@ def append_file(
     dry_run: bool = False,
     *,
     project_dir: Path,
-    config: Mapping[str, Any],
+    context: ToolContext,
 ) -> dict[str, object]:
     """Add text at the end of a text file in the project (created, with its folders, if missing).
 
@@ -132,7 +130,7 @@ def append_file(
     The cost is a copy of at most the size cap, and an append made by another process between the
     read and the rename is lost.
     """
-    cap, rules = settings(config)
+    cap, rules = settings(context)
     data = encoded(content, "content")
     with (
         refusals(),
@@ -182,7 +180,7 @@ def edit_file(
     dry_run: bool = False,
     *,
     project_dir: Path,
-    config: Mapping[str, Any],
+    context: ToolContext,
 ) -> dict[str, object]:
     """Replace one exact, unique piece of text in a text file in the project.
 
@@ -196,7 +194,7 @@ def edit_file(
         new_text: The text to put in its place (empty to delete it).
         dry_run: Change nothing; answer what would happen, with the diff.
     """
-    cap, rules = settings(config)
+    cap, rules = settings(context)
     if not old_text:
         raise ToolFailed(
             "old_text is empty; send the exact text to replace (use append_file to add text at "
@@ -220,7 +218,7 @@ def edit_file(
 
 
 def make_dir(
-    path: str, dry_run: bool = False, *, project_dir: Path, config: Mapping[str, Any]
+    path: str, dry_run: bool = False, *, project_dir: Path, context: ToolContext
 ) -> dict[str, object]:
     """Create a folder in the project, with any missing parent folders.
 
@@ -231,7 +229,7 @@ def make_dir(
         path: Folder path relative to the project directory, e.g. "src/utils".
         dry_run: Change nothing; answer what would happen.
     """
-    _, rules = settings(config)
+    _, rules = settings(context)
     with (
         refusals(),
         Project(project_dir) as project,
@@ -257,7 +255,7 @@ def delete_path(
     dry_run: bool = False,
     *,
     project_dir: Path,
-    config: Mapping[str, Any],
+    context: ToolContext,
 ) -> dict[str, object]:
     """Delete a file, a symbolic link (never what it points to) or a folder in the project.
 
@@ -269,7 +267,7 @@ def delete_path(
         recursive: Also delete everything inside a folder.
         dry_run: Change nothing; answer what would be deleted.
     """
-    _, rules = settings(config)
+    _, rules = settings(context)
     with refusals(), Project(project_dir) as project, slot(project, path, rules) as place:
         kind = kind_of(place.lstat)
         if kind == "missing":
@@ -300,7 +298,7 @@ def move_path(
     dry_run: bool = False,
     *,
     project_dir: Path,
-    config: Mapping[str, Any],
+    context: ToolContext,
 ) -> dict[str, object]:
     """Move or rename a file, symbolic link or folder inside the project.
 
@@ -314,7 +312,7 @@ def move_path(
         overwrite: Replace an existing destination of the same type.
         dry_run: Change nothing; answer what would happen.
     """
-    _, rules = settings(config)
+    _, rules = settings(context)
     with refusals(), Project(project_dir) as project, ExitStack() as stack:
         src = stack.enter_context(slot(project, source, rules))
         dst = stack.enter_context(slot(project, destination, rules))

@@ -35,11 +35,12 @@ from typing import Any
 
 import httpx2
 
-from tooldeck import ToolFailed
+from tooldeck import ToolContext, ToolFailed
 
 from ._httpbody import answer
 from ._httpconfig import Masker, Settings, model_headers
 from ._netguard import canonical_host, checked_addresses, first_match, ip_literal
+from ._settings import config_of
 
 METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS")
 REDIRECTS = frozenset({301, 302, 303, 307, 308})
@@ -50,10 +51,10 @@ CREDENTIAL_HEADERS = frozenset({"authorization", "proxy-authorization", "cookie"
 
 
 def http_get(
-    url: str, headers: dict[str, str] | None = None, *, config: Mapping[str, Any]
+    url: str, headers: dict[str, str] | None = None, *, context: ToolContext
 ) -> dict[str, Any]:
     """GET a URL on an allowed host; the answer is the status, a few headers and the body."""
-    return _fetch("GET", url, headers, None, config)
+    return _fetch("GET", url, headers, None, config_of(context))
 
 
 def http_request(
@@ -62,7 +63,7 @@ def http_request(
     headers: dict[str, str] | None = None,
     body: str | None = None,
     *,
-    config: Mapping[str, Any],
+    context: ToolContext,
 ) -> dict[str, Any]:
     """Send an HTTP request (GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS) to an allowed host."""
     verb = method.strip().upper() if isinstance(method, str) else ""
@@ -73,7 +74,7 @@ def http_request(
         )
     if body is not None and not isinstance(body, str):
         raise ToolFailed("body must be text", kind="invalid_arguments")
-    return _fetch(verb, url, headers, body, config)
+    return _fetch(verb, url, headers, body, config_of(context))
 
 
 # --- the request, hop by hop ---------------------------------------------------------------

@@ -6,10 +6,8 @@ rules: the git tools' confinement and hardening apply unchanged).
 """
 
 from collections.abc import Mapping
-from pathlib import Path
-from typing import Any
 
-from tooldeck import ToolFailed
+from tooldeck import ToolContext, ToolFailed
 
 from .git import git_log
 
@@ -19,9 +17,7 @@ MAX_HISTORY = 50
 """The most commits explain_history puts in its prompt."""
 
 
-def explain_history(
-    path: str, project_dir: Path, config: Mapping[str, Any], max_count: str = "10"
-) -> str:
+def explain_history(path: str, context: ToolContext, max_count: str = "10") -> str:
     """Ask how ``path`` came to be, with its recent commits listed in the prompt."""
     try:
         count = int(max_count)
@@ -33,7 +29,11 @@ def explain_history(
         raise ToolFailed(
             f"max_count must be between 1 and {MAX_HISTORY}, not {count}", kind="invalid_arguments"
         )
-    log = git_log(max_count=count, path=path, project_dir=project_dir, config=config)
+    if context.project_dir is None:
+        raise ToolFailed("this prompt needs the project directory (--project-dir)")
+    log = git_log(
+        max_count=count, path=path, project_dir=context.project_dir, config=context.config
+    )
     commits = log.get("commits", []) if isinstance(log, Mapping) else []
     if not commits:
         history = "(no commit has touched it yet)"

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from tooldeck import ToolFailed
+from tooldeck import ToolContext, ToolFailed
 from tooldeck.handlers.files_write import (
     append_file,
     delete_path,
@@ -32,8 +32,20 @@ INSIDE = "inside TOP\n"
 
 def enabled(**files: object) -> Mapping[str, Any]:
     """The config that turns the tools on, with more tooldeck.files keys, read-only as the
-    registry injects it (the tools refuse a plain dict: a model could have sent that)."""
+    registry injects it."""
     return MappingProxyType({"tooldeck": {"files": {"write": True, **files}}})
+
+
+class Forged(dict[str, Any]):
+    """A config passed to a tool as its ``context`` as it is, the way a model's JSON would
+    arrive through a manifest that declares ``context`` as a parameter."""
+
+
+def as_context(root: Path, config: Mapping[str, Any]) -> Any:
+    """The ``ToolContext`` the engine injects, carrying ``config`` (a Forged one unwrapped)."""
+    if isinstance(config, Forged):
+        return dict(config)
+    return ToolContext(tool_name="test", call_id="c1", project_dir=root, config=config)
 
 
 ENABLED = enabled()
@@ -81,23 +93,25 @@ def project(tmp_path: Path, outside: Path) -> Path:
 Tool = Callable[..., dict[str, object]]
 TOOLS: dict[str, Callable[[str, Path, Mapping[str, Any], bool], dict[str, object]]] = {
     "write_file": lambda p, root, cfg, dry: write_file(
-        p, "new\n", dry, project_dir=root, config=cfg
+        p, "new\n", dry, project_dir=root, context=as_context(root, cfg)
     ),
     "append_file": lambda p, root, cfg, dry: append_file(
-        p, "more\n", dry, project_dir=root, config=cfg
+        p, "more\n", dry, project_dir=root, context=as_context(root, cfg)
     ),
     "edit_file": lambda p, root, cfg, dry: edit_file(
-        p, "TOP", "CHANGED", dry, project_dir=root, config=cfg
+        p, "TOP", "CHANGED", dry, project_dir=root, context=as_context(root, cfg)
     ),
     "move_path(source)": lambda p, root, cfg, dry: move_path(
-        p, "moved-here", dry_run=dry, project_dir=root, config=cfg
+        p, "moved-here", dry_run=dry, project_dir=root, context=as_context(root, cfg)
     ),
     "move_path(destination)": lambda p, root, cfg, dry: move_path(
-        "notes.txt", p, overwrite=True, dry_run=dry, project_dir=root, config=cfg
+        "notes.txt", p, overwrite=True, dry_run=dry, project_dir=root, context=as_context(root, cfg)
     ),
-    "make_dir": lambda p, root, cfg, dry: make_dir(p, dry, project_dir=root, config=cfg),
+    "make_dir": lambda p, root, cfg, dry: make_dir(
+        p, dry, project_dir=root, context=as_context(root, cfg)
+    ),
     "delete_path": lambda p, root, cfg, dry: delete_path(
-        p, recursive=True, dry_run=dry, project_dir=root, config=cfg
+        p, recursive=True, dry_run=dry, project_dir=root, context=as_context(root, cfg)
     ),
 }
 """Every tool, acting on one path (move_path in both roles); edit_file looks for "TOP"."""

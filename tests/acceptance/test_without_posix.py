@@ -68,9 +68,12 @@ for tool in ("read_file", "list_dir", "search_text", "file_info"):
         report["handlers"][tool] = [exc.kind, exc.message]
     else:
         report["handlers"][tool] = None
-from types import MappingProxyType
+from tooldeck import ToolContext
 from tooldeck.handlers import files_write
-on = MappingProxyType({"tooldeck": {"files": {"write": True}}})  # as the registry injects it
+on = ToolContext(
+    tool_name="t", call_id="c", project_dir=Path.cwd(),
+    config={"tooldeck": {"files": {"write": True}}},
+)  # as the registry injects it
 for tool, args in {
     "write_file": {"path": "new.txt", "content": "x"},
     "append_file": {"path": "notes.txt", "content": "x"},
@@ -80,7 +83,7 @@ for tool, args in {
     "delete_path": {"path": "notes.txt"},
 }.items():
     try:
-        getattr(files_write, tool)(project_dir=Path.cwd(), config=on, **args)
+        getattr(files_write, tool)(project_dir=Path.cwd(), context=on, **args)
     except ToolFailed as exc:
         report["handlers"][tool] = [exc.kind, exc.message]
     else:

@@ -27,7 +27,6 @@ tools:
       - {name: path, type: string, description: "File path"}
       - {name: content, type: string, description: "The whole new content"}
       - {name: dry_run, type: boolean, default: false, description: "Change nothing"}
-      - {name: config, inject: config}
   - name: append_file
     handler: tooldeck.handlers.files_write:append_file
     description: Append text to a file.
@@ -35,7 +34,6 @@ tools:
       - {name: path, type: string, description: "File path"}
       - {name: content, type: string, description: "Text to add"}
       - {name: dry_run, type: boolean, default: false, description: "Change nothing"}
-      - {name: config, inject: config}
   - name: edit_file
     handler: tooldeck.handlers.files_write:edit_file
     description: Replace a unique piece of text.
@@ -44,7 +42,6 @@ tools:
       - {name: old_text, type: string, description: "Exact text to replace"}
       - {name: new_text, type: string, description: "Replacement"}
       - {name: dry_run, type: boolean, default: false, description: "Change nothing"}
-      - {name: config, inject: config}
   - name: move_path
     handler: tooldeck.handlers.files_write:move_path
     description: Move a file or folder.
@@ -53,14 +50,12 @@ tools:
       - {name: destination, type: string, description: "Where to"}
       - {name: overwrite, type: boolean, default: false, description: "Replace"}
       - {name: dry_run, type: boolean, default: false, description: "Change nothing"}
-      - {name: config, inject: config}
   - name: make_dir
     handler: tooldeck.handlers.files_write:make_dir
     description: Create a folder.
     params:
       - {name: path, type: string, description: "Folder path"}
       - {name: dry_run, type: boolean, default: false, description: "Change nothing"}
-      - {name: config, inject: config}
   - name: delete_path
     handler: tooldeck.handlers.files_write:delete_path
     description: Delete a file or folder.
@@ -68,7 +63,6 @@ tools:
       - {name: path, type: string, description: "What to delete"}
       - {name: recursive, type: boolean, default: false, description: "Folders with content"}
       - {name: dry_run, type: boolean, default: false, description: "Change nothing"}
-      - {name: config, inject: config}
 """
 ENABLED = {"tooldeck": {"files": {"write": True}}}
 
@@ -160,13 +154,13 @@ def test_side_effects_still_need_the_registry_to_allow_them(tmp_path: Path) -> N
     [
         "",
         "    params:\n      - {name: path, type: string}\n      - {name: content, type: string}\n"
-        "      - {name: config, type: object}\n",
+        "      - {name: context, type: object}\n",
     ],
-    ids=["inferred", "declared-without-inject"],
+    ids=["inferred", "context-declared-for-the-model"],
 )
 def test_a_model_sending_its_own_config_is_refused(tmp_path: Path, params: str) -> None:
-    """A manifest that lets the model set ``config`` (inferred from the signature, or declared
-    without ``inject: config``) must not let it turn the tools on."""
+    """Whether the manifest lets the schema be inferred (the context is left out of it) or
+    declares ``context`` for the model, a model's config cannot turn the tools on."""
     manifest = save(
         tmp_path / "manifests" / "careless.yaml",
         "version: 1\nbundle: careless\ntools:\n  - name: write_file\n"
@@ -176,8 +170,8 @@ def test_a_model_sending_its_own_config_is_refused(tmp_path: Path, params: str) 
     root.mkdir()
     tools = ToolRegistry(project_dir=root, config={}, allow_side_effects=True)
     load_manifests([manifest], registry=tools)
-    result = tools.call("write_file", {"path": "a.txt", "content": "x", "config": ENABLED})
+    sent = {"config": ENABLED} if not params else {"context": {"config": ENABLED, **ENABLED}}
+    result = tools.call("write_file", {"path": "a.txt", "content": "x", **sent})
     assert result.error is not None
-    assert result.error.kind == "not_enabled"
-    assert "inject: config" in result.text
+    assert result.error.kind == ("invalid_arguments" if not params else "not_enabled")
     assert not (root / "a.txt").exists()

@@ -19,7 +19,7 @@ import pytest
 
 from tooldeck.handlers.http import http_get, http_request
 
-from .http_pack_server import BIG_BYTES, FakeDns, LocalServer, cfg, refused
+from .http_pack_server import BIG_BYTES, FakeDns, LocalServer, cfg, ctx, refused
 
 
 @pytest.fixture
@@ -32,7 +32,7 @@ def server() -> Iterator[LocalServer]:
 
 
 def test_json_answers_are_parsed(server: LocalServer):
-    got = http_get(f"http://127.0.0.1:{server.port}/json?q=1", config=cfg("127.0.0.1"))
+    got = http_get(f"http://127.0.0.1:{server.port}/json?q=1", context=ctx(cfg("127.0.0.1")))
     assert got["status"] == 200
     assert got["url"] == f"http://127.0.0.1:{server.port}/json?q=1"
     assert got["content_type"] == "application/json"
@@ -43,43 +43,45 @@ def test_json_answers_are_parsed(server: LocalServer):
 
 
 def test_text_is_decoded_with_the_declared_charset(server: LocalServer):
-    got = http_get(f"http://localhost:{server.port}/text", config=cfg("localhost"))
+    got = http_get(f"http://localhost:{server.port}/text", context=ctx(cfg("localhost")))
     assert got["body"] == "caf\u00e9 au lait"
 
 
 def test_error_statuses_are_results(server: LocalServer):
-    got = http_get(f"http://127.0.0.1:{server.port}/status/503", config=cfg("127.0.0.1"))
+    got = http_get(f"http://127.0.0.1:{server.port}/status/503", context=ctx(cfg("127.0.0.1")))
     assert (got["status"], got["body"]) == (503, "nope")
-    got = http_get(f"http://127.0.0.1:{server.port}/missing", config=cfg("127.0.0.1"))
+    got = http_get(f"http://127.0.0.1:{server.port}/missing", context=ctx(cfg("127.0.0.1")))
     assert got["status"] == 404
 
 
 def test_json_too_deep_to_parse_is_text(server: LocalServer):
-    got = http_get(f"http://127.0.0.1:{server.port}/deep", config=cfg("127.0.0.1"))
+    got = http_get(f"http://127.0.0.1:{server.port}/deep", context=ctx(cfg("127.0.0.1")))
     assert got["body"].startswith("[[[")
 
 
 def test_binary_content_is_described_not_returned(server: LocalServer):
-    got = http_get(f"http://127.0.0.1:{server.port}/binary", config=cfg("127.0.0.1"))
+    got = http_get(f"http://127.0.0.1:{server.port}/binary", context=ctx(cfg("127.0.0.1")))
     assert got["body"].startswith("[binary content (image/png, 108 bytes")
 
 
 def test_methods_body_and_head(server: LocalServer):
     url = f"http://127.0.0.1:{server.port}/json"
     headers = {"Content-Type": "application/json"}
-    got = http_request("post", url, headers, '{"a": 1}', config=cfg("127.0.0.1"))
+    got = http_request("post", url, headers, '{"a": 1}', context=ctx(cfg("127.0.0.1")))
     assert got["body"]["method"] == "POST"
     assert got["body"]["body"] == '{"a": 1}'
-    head = http_request("HEAD", url, config=cfg("127.0.0.1"))
+    head = http_request("HEAD", url, context=ctx(cfg("127.0.0.1")))
     assert (head["status"], head["body"]) == (200, "")
-    message = refused("invalid_arguments", http_request, "TRACE", url, config=cfg("127.0.0.1"))
+    message = refused(
+        "invalid_arguments", http_request, "TRACE", url, context=ctx(cfg("127.0.0.1"))
+    )
     assert "GET" in message
 
 
 def test_no_cookie_and_no_proxy_from_the_environment(server: LocalServer, monkeypatch):
     monkeypatch.setenv("HTTP_PROXY", "http://127.0.0.1:9")
     monkeypatch.setenv("ALL_PROXY", "http://127.0.0.1:9")
-    got = http_get(f"http://127.0.0.1:{server.port}/json", config=cfg("127.0.0.1"))
+    got = http_get(f"http://127.0.0.1:{server.port}/json", context=ctx(cfg("127.0.0.1")))
     assert got["status"] == 200  # the proxy on port 9 would have refused the connection
     assert "Cookie" not in got["body"]["headers"]
 
@@ -93,7 +95,7 @@ def test_no_cookie_and_no_proxy_from_the_environment(server: LocalServer, monkey
 )
 def test_no_allowed_host_refuses_everything(server: LocalServer, config: dict[str, Any]):
     message = refused(
-        "not_enabled", http_get, f"http://127.0.0.1:{server.port}/json", config=config
+        "not_enabled", http_get, f"http://127.0.0.1:{server.port}/json", context=ctx(config)
     )
     assert "tooldeck.http.allow_hosts" in message
     assert server.seen == []
@@ -101,7 +103,10 @@ def test_no_allowed_host_refuses_everything(server: LocalServer, config: dict[st
 
 def test_a_host_off_the_list_is_refused(server: LocalServer):
     message = refused(
-        "not_permitted", http_get, f"http://127.0.0.1:{server.port}/", config=cfg("api.github.com")
+        "not_permitted",
+        http_get,
+        f"http://127.0.0.1:{server.port}/",
+        context=ctx(cfg("api.github.com")),
     )
     assert "tooldeck.http.allow_hosts" in message
 
@@ -116,13 +121,13 @@ def test_loopback_needs_allow_private(server: LocalServer):
         f"http://[::ffff:127.0.0.1]:{server.port}/",
     ]:
         config = cfg("127.0.0.1", "localhost", "::ffff:127.0.0.1", private=False)
-        message = refused("not_permitted", http_get, url, config=config)
+        message = refused("not_permitted", http_get, url, context=ctx(config))
         assert "allow_private" in message
     assert server.seen == []
 
 
 def test_odd_spellings_reach_what_they_mean(server: LocalServer):
-    got = http_get(f"http://2130706433:{server.port}/json", config=cfg("127.0.0.1"))
+    got = http_get(f"http://2130706433:{server.port}/json", context=ctx(cfg("127.0.0.1")))
     assert got["body"]["headers"]["Host"] == f"2130706433:{server.port}"
 
 
@@ -140,7 +145,7 @@ def test_odd_spellings_reach_what_they_mean(server: LocalServer):
     ],
 )
 def test_wrong_config_types_name_the_key(config: dict[str, Any], key: str):
-    message = refused("invalid_config", http_get, "http://a.test/", config=config)
+    message = refused("invalid_config", http_get, "http://a.test/", context=ctx(config))
     assert key in message
 
 
@@ -148,10 +153,12 @@ def test_a_public_looking_name_for_loopback_is_refused(server: LocalServer, monk
     dns = FakeDns(api_example_test=["127.0.0.1"])
     monkeypatch.setattr(socket, "getaddrinfo", dns)
     url = f"http://api.example.test:{server.port}/json"
-    message = refused("not_permitted", http_get, url, config=cfg("api.example.test", private=False))
+    message = refused(
+        "not_permitted", http_get, url, context=ctx(cfg("api.example.test", private=False))
+    )
     assert "127.0.0.1" in message
     assert server.seen == []
-    got = http_get(url, config=cfg("api.example.test"))
+    got = http_get(url, context=ctx(cfg("api.example.test")))
     assert got["body"]["headers"]["Host"] == f"api.example.test:{server.port}"
     assert got["url"] == url
 
@@ -172,7 +179,7 @@ def test_rebinding_cannot_reach_the_local_server(server: LocalServer, monkeypatc
 
     monkeypatch.setattr(socket, "create_connection", connect)
     url = f"http://api.example.test:{server.port}/json"
-    refused("connection_failed", http_get, url, config=cfg("api.example.test", private=False))
+    refused("connection_failed", http_get, url, context=ctx(cfg("api.example.test", private=False)))
     assert dialled == [("93.184.215.14", server.port)]
     assert dns.asked == ["api.example.test"]
     assert server.seen == []
@@ -183,7 +190,7 @@ def test_rebinding_cannot_reach_the_local_server(server: LocalServer, monkeypatc
 
 def test_redirects_are_followed_and_rechecked(server: LocalServer):
     base = f"http://127.0.0.1:{server.port}"
-    got = http_get(f"{base}/redirect?to=/json%3Fhop%3D1", config=cfg("127.0.0.1"))
+    got = http_get(f"{base}/redirect?to=/json%3Fhop%3D1", context=ctx(cfg("127.0.0.1")))
     assert got["body"]["path"] == "/json?hop=1"
     assert got["url"] == f"{base}/json?hop=1"
     for target, kind in [
@@ -191,7 +198,9 @@ def test_redirects_are_followed_and_rechecked(server: LocalServer):
         ("http://169.254.169.254/latest/meta-data/", "not_permitted"),
         ("file:///etc/passwd", "invalid_arguments"),
     ]:
-        message = refused(kind, http_get, f"{base}/redirect?to={target}", config=cfg("127.0.0.1"))
+        message = refused(
+            kind, http_get, f"{base}/redirect?to={target}", context=ctx(cfg("127.0.0.1"))
+        )
         assert "redirected" in message
     assert len(server.seen) == 5  # two for the first call, then one per refused redirect
 
@@ -222,9 +231,11 @@ def public(server: LocalServer, monkeypatch: pytest.MonkeyPatch) -> FakeDns:
 def test_a_redirect_to_a_private_address_is_refused(server: LocalServer, public: FakeDns):
     config = cfg("www.example.test", "metadata.test", "169.254.169.254", private=False)
     start = f"http://www.example.test:{server.port}"
-    assert http_get(f"{start}/json", config=config)["status"] == 200
+    assert http_get(f"{start}/json", context=ctx(config))["status"] == 200
     for target in ["http://metadata.test/latest/", "http://169.254.169.254/latest/"]:
-        message = refused("not_permitted", http_get, f"{start}/redirect?to={target}", config=config)
+        message = refused(
+            "not_permitted", http_get, f"{start}/redirect?to={target}", context=ctx(config)
+        )
         assert "169.254.169.254" in message
         assert "allow_private" in message
     assert [r["path"].split("?")[0] for r in server.seen] == ["/json", "/redirect", "/redirect"]
@@ -233,7 +244,7 @@ def test_a_redirect_to_a_private_address_is_refused(server: LocalServer, public:
 def test_a_redirect_loop_ends(server: LocalServer):
     config = cfg("127.0.0.1", max_redirects=3)
     message = refused(
-        "too_many_redirects", http_get, f"http://127.0.0.1:{server.port}/loop", config=config
+        "too_many_redirects", http_get, f"http://127.0.0.1:{server.port}/loop", context=ctx(config)
     )
     assert "3 redirects" in message
     assert len(server.seen) == 4
@@ -244,7 +255,7 @@ def test_303_and_post_302_become_get_and_307_keeps_the_body(server: LocalServer)
     headers = {"Content-Type": "text/plain"}
     for status, method, body in [(303, "GET", ""), (302, "GET", ""), (307, "POST", "data")]:
         url = f"{base}/redirect?status={status}&to=/json"
-        got = http_request("POST", url, headers, "data", config=cfg("127.0.0.1"))
+        got = http_request("POST", url, headers, "data", context=ctx(cfg("127.0.0.1")))
         assert (got["body"]["method"], got["body"]["body"]) == (method, body)
         assert ("Content-Type" in got["body"]["headers"]) == (method == "POST")
 
@@ -255,11 +266,13 @@ def test_credentials_stay_with_the_origin(server: LocalServer, monkeypatch):
         "127.0.0.1", "localhost", headers={"127.0.0.1": {"X-Api-Key": "${env:HTTP_PACK_TOKEN}"}}
     )
     mine = {"Authorization": "Bearer model", "Cookie": "a=b", "X-Trace": "t"}
-    same = http_get(f"http://127.0.0.1:{server.port}/redirect?to=/json", mine, config=config)
+    same = http_get(f"http://127.0.0.1:{server.port}/redirect?to=/json", mine, context=ctx(config))
     assert same["body"]["headers"]["X-Api-Key"] == "***"
     assert same["body"]["headers"]["Authorization"] == "Bearer model"
     other = f"http://localhost:{server.port}/json"
-    moved = http_get(f"http://127.0.0.1:{server.port}/redirect?to={other}", mine, config=config)
+    moved = http_get(
+        f"http://127.0.0.1:{server.port}/redirect?to={other}", mine, context=ctx(config)
+    )
     sent = server.seen[-1]["headers"]
     assert moved["body"]["headers"]["Host"] == f"localhost:{server.port}"
     assert "X-Api-Key" not in sent
@@ -273,7 +286,7 @@ def test_credentials_stay_with_the_origin(server: LocalServer, monkeypatch):
 
 def test_a_100_mb_answer_is_cut(server: LocalServer):
     config = cfg("127.0.0.1", max_response_bytes=200_000)
-    got = http_get(f"http://127.0.0.1:{server.port}/big", config=config)
+    got = http_get(f"http://127.0.0.1:{server.port}/big", context=ctx(config))
     assert got["truncated"] is True
     assert got["body"].endswith("\n[... response truncated at 200000 bytes]")
     assert got["body"].count("x") == 200_000
@@ -285,7 +298,7 @@ def test_a_gzip_bomb_is_inflated_only_up_to_the_cap(server: LocalServer):
     config = cfg("127.0.0.1", max_response_bytes=1_048_576)
     tracemalloc.start()
     try:
-        got = http_get(f"http://127.0.0.1:{server.port}/bomb", config=config)
+        got = http_get(f"http://127.0.0.1:{server.port}/bomb", context=ctx(config))
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
@@ -296,13 +309,17 @@ def test_a_gzip_bomb_is_inflated_only_up_to_the_cap(server: LocalServer):
 
 @pytest.mark.parametrize("encoding", ["gzip", "deflate", "raw-deflate"])
 def test_compressed_text_is_decoded(server: LocalServer, encoding: str):
-    got = http_get(f"http://127.0.0.1:{server.port}/packed?as={encoding}", config=cfg("127.0.0.1"))
+    got = http_get(
+        f"http://127.0.0.1:{server.port}/packed?as={encoding}", context=ctx(cfg("127.0.0.1"))
+    )
     assert got["body"] == {"packed": True}
 
 
 def test_a_slow_server_is_a_timeout(server: LocalServer):
     config = cfg("127.0.0.1", timeout=0.3)
-    message = refused("timeout", http_get, f"http://127.0.0.1:{server.port}/slow", config=config)
+    message = refused(
+        "timeout", http_get, f"http://127.0.0.1:{server.port}/slow", context=ctx(config)
+    )
     assert "tooldeck.http.timeout" in message
 
 
@@ -316,7 +333,7 @@ def test_configured_secrets_are_sent_and_masked(server: LocalServer, monkeypatch
         "localhost",
         headers={"localhost": {"Authorization": "Bearer ${env:HTTP_PACK_TOKEN}"}},
     )
-    got = http_get(f"http://localhost:{server.port}/json?k=s3cr3t-value", config=config)
+    got = http_get(f"http://localhost:{server.port}/json?k=s3cr3t-value", context=ctx(config))
     assert server.seen[-1]["headers"]["Authorization"] == "Bearer s3cr3t-value"
     assert got["body"]["headers"]["Authorization"] == "Bearer ***"
     assert got["body"]["path"] == "/json?k=***"
@@ -329,7 +346,7 @@ def test_a_missing_variable_is_named_and_nothing_is_sent(server: LocalServer, mo
     monkeypatch.delenv("HTTP_PACK_MISSING", raising=False)
     config = cfg("127.0.0.1", headers={"127.0.0.1": {"X-Key": "${env:HTTP_PACK_MISSING}"}})
     message = refused(
-        "not_enabled", http_get, f"http://127.0.0.1:{server.port}/json", config=config
+        "not_enabled", http_get, f"http://127.0.0.1:{server.port}/json", context=ctx(config)
     )
     assert "HTTP_PACK_MISSING" in message
     assert server.seen == []
@@ -354,15 +371,15 @@ def test_a_missing_variable_is_named_and_nothing_is_sent(server: LocalServer, mo
 )
 def test_bad_model_headers_are_refused(server: LocalServer, headers: dict[str, str], kind: str):
     config = cfg("127.0.0.1", headers={"127.0.0.1": {"X-Key": "operator"}})
-    refused(kind, http_get, f"http://127.0.0.1:{server.port}/json", headers, config=config)
+    refused(kind, http_get, f"http://127.0.0.1:{server.port}/json", headers, context=ctx(config))
     assert server.seen == []
 
 
 def test_urls_with_credentials_or_other_schemes_are_refused():
     config = cfg("a.test")
-    refused("invalid_arguments", http_get, "http://u:p@a.test/", config=config)
-    refused("invalid_arguments", http_get, "ftp://a.test/", config=config)
-    refused("invalid_arguments", http_get, "http://[zz]/", config=config)
+    refused("invalid_arguments", http_get, "http://u:p@a.test/", context=ctx(config))
+    refused("invalid_arguments", http_get, "ftp://a.test/", context=ctx(config))
+    refused("invalid_arguments", http_get, "http://[zz]/", context=ctx(config))
 
 
 @pytest.mark.parametrize(

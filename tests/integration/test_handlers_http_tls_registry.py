@@ -23,7 +23,7 @@ from tooldeck import ToolRegistry, load_manifests
 from tooldeck.handlers import http as http_mod
 from tooldeck.handlers.http import http_get
 
-from .http_pack_server import FakeDns, LocalServer, cfg, refused
+from .http_pack_server import FakeDns, LocalServer, cfg, ctx, refused
 
 
 def _certificates(name: str) -> tuple[bytes, bytes, bytes]:
@@ -89,10 +89,12 @@ def test_https_sends_the_name_and_verifies_the_certificate_for_it(cert_name, tmp
     with LocalServer(tls) as server:
         url = f"https://api.example.test:{server.port}/json"
         if cert_name == "api.example.test":
-            got = http_get(url, config=cfg("api.example.test"))
+            got = http_get(url, context=ctx(cfg("api.example.test")))
             assert got["body"]["headers"]["Host"] == f"api.example.test:{server.port}"
         else:
-            message = refused("connection_failed", http_get, url, config=cfg("api.example.test"))
+            message = refused(
+                "connection_failed", http_get, url, context=ctx(cfg("api.example.test"))
+            )
             assert "certificate" in message.lower()
             assert server.seen == []
     assert names
@@ -112,7 +114,6 @@ tools:
       - name: headers
         required: false
         schema: {type: object, additionalProperties: {type: string}}
-      - {name: config, inject: config}
   - name: http_request
     handler: tooldeck.handlers.http:http_request
     description: Send an HTTP request to a host the operator allowed.
@@ -124,7 +125,6 @@ tools:
         required: false
         schema: {type: object, additionalProperties: {type: string}}
       - {name: body, type: [string, "null"], required: false}
-      - {name: config, inject: config}
 """
 
 

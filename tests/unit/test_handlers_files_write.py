@@ -14,6 +14,8 @@ from tests.write_tools import (
     ENABLED,
     INSIDE,
     TOOLS,
+    Forged,
+    as_context,
     enabled,
     outside,
     project,
@@ -55,7 +57,10 @@ def umask() -> int:
 
 
 def tool_args(project: Path, **config: Any) -> dict[str, Any]:
-    return {"project_dir": project, "config": enabled(**config) if config else ENABLED}
+    return {
+        "project_dir": project,
+        "context": as_context(project, enabled(**config) if config else ENABLED),
+    }
 
 
 # --- the gate --------------------------------------------------------------------------------
@@ -95,12 +100,13 @@ def test_a_wrong_type_of_write_names_the_key(project: Path, value: object) -> No
 
 @pytest.mark.parametrize("tool", ALL)
 def test_a_config_the_model_could_have_sent_is_refused(project: Path, tool: str) -> None:
-    """Only the engine injects a read-only mapping; a plain dict may be a model's argument."""
+    """Only the engine makes a ToolContext; JSON data in its place may be a model's argument."""
     before = snapshot(project)
-    failure = refused(tool, TARGETS[tool], project, {"tooldeck": {"files": {"write": True}}})
+    failure = refused(
+        tool, TARGETS[tool], project, Forged({"tooldeck": {"files": {"write": True}}})
+    )
     assert failure.kind == "not_enabled"
-    assert "the config reached this tool as an argument" in failure.message
-    assert "`{name: config, inject: config}`" in failure.message
+    assert "a parameter named 'context' that a model could fill" in failure.message
     assert snapshot(project) == before
 
 
