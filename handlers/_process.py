@@ -37,6 +37,7 @@ POSIX only: on Windows (no process groups, no ``killpg``) :func:`run` refuses wi
 import contextlib
 import os
 import selectors
+import shutil
 import signal
 import stat
 import subprocess
@@ -57,6 +58,7 @@ __all__ = [
     "Folder",
     "base_environment",
     "describe_exit",
+    "find_program",
     "run",
     "verified_folder",
 ]
@@ -92,6 +94,19 @@ def base_environment(extra: Mapping[str, str] | None = None) -> dict[str, str]:
     env = {name: os.environ[name] for name in INHERITED if name in os.environ}
     env.update(extra or {})
     return env
+
+
+def find_program(name: str, env: Mapping[str, str]) -> str | None:
+    """The absolute path of program ``name`` on ``env``'s PATH, searching absolute folders only.
+
+    A relative entry (``.``, an empty one) would be searched from the server's current folder,
+    and the program runs elsewhere: worse, a file planted in the project could win the lookup.
+    """
+    search = os.pathsep.join(
+        entry for entry in env.get("PATH", "").split(os.pathsep) if os.path.isabs(entry)
+    )
+    found = shutil.which(name, path=search)
+    return os.path.abspath(found) if found is not None else None
 
 
 @dataclass(frozen=True)
@@ -162,6 +177,8 @@ class Completed:
     exit_code: int
     stdout: str
     stderr: str
+    raw_stdout: bytes
+    """The kept bytes of stdout, without a marker (for callers that parse the output)."""
     timed_out: bool
     stdout_omitted: int
     stderr_omitted: int
@@ -325,6 +342,7 @@ def run(
         exit_code=code,
         stdout=out.text("stdout"),
         stderr=err.text("stderr"),
+        raw_stdout=bytes(out.head),
         timed_out=timed_out,
         stdout_omitted=out.omitted,
         stderr_omitted=err.omitted,

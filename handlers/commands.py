@@ -26,8 +26,6 @@ How the program is run (own process group, both pipes read with a cap, the whole
 the timeout and after the leader exits) is :mod:`tooldeck.handlers._process`.
 """
 
-import os
-import shutil
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -77,17 +75,14 @@ def _executable(command: str, allow: list[str], env: Mapping[str, str]) -> str:
             "those in args)",
             kind="not_permitted",
         )
-    search = os.pathsep.join(
-        entry for entry in env.get("PATH", "").split(os.pathsep) if os.path.isabs(entry)
-    )
-    found = shutil.which(command, path=search)
+    found = _process.find_program(command, env)
     if found is None:
         raise ToolFailed(
             f"{command!r} is allowed but not installed: it is not on the PATH of the tooldeck "
             "server; ask the user to install it, or use another allowed program",
             kind="not_found",
         )
-    return os.path.abspath(found)
+    return found
 
 
 def _timeout(settings: Mapping[str, Any], asked: float | None) -> float:
