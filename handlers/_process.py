@@ -316,9 +316,10 @@ def run(
         raise ToolFailed(
             f"{os.path.basename(argv[0])} could not be started ({exc.strerror})", kind="not_found"
         ) from None
-    reader = _Reader(proc, max_output_bytes)
+    reader: _Reader | None = None
     timed_out = False
-    try:
+    try:  # an exception in here (the registry's own timeout interrupts the thread) kills the group
+        reader = _Reader(proc, max_output_bytes)
         deadline = time.monotonic() + timeout
         while not _leader_exited(proc):
             remaining = deadline - time.monotonic()
@@ -330,13 +331,15 @@ def run(
         code = proc.wait()
         left_open = reader.open
     finally:
-        reader.close()
+        if reader is not None:
+            reader.close()
         if proc.returncode is None:  # an exception above: never leave the group running
             _signal_group(proc.pid, signal.SIGKILL)
             proc.wait()
         for pipe in (proc.stdout, proc.stderr):
             if pipe is not None:
                 pipe.close()
+    assert reader is not None  # set before anything that can return normally
     out, err = reader.captures["stdout"], reader.captures["stderr"]
     return Completed(
         exit_code=code,

@@ -37,29 +37,14 @@ def _refusal(project: Path, command: str, config: Any, **kw: Any) -> ToolFailed:
     return caught.value
 
 
-def _alive_members(pgid: int) -> list[int]:
-    """The members of group ``pgid`` that are not zombies (Linux: read from /proc)."""
-    alive = []
-    for stat_file in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat_file.read_text().rsplit(")", 1)[1].split()
-        except (OSError, IndexError):
-            continue
-        if int(fields[2]) == pgid and fields[0] != "Z":
-            alive.append(int(stat_file.parent.name))
-    return alive
-
-
 def _gone(pgid: int) -> bool:
-    """Whether nothing of the group is left.
+    """Whether nothing of the group is left: ``os.killpg(pgid, 0)`` raises ProcessLookupError.
 
-    The call returns once every member was killed; killed grandchildren were re-parented to
-    init, which reaps them (removes their zombies) on its own schedule, so the group id may
-    still answer for a moment. Where /proc exists the test first checks, at once, that no member
-    is alive; then it waits (bounded) for init to reap the zombies.
+    The runner returns once every member was sent SIGKILL; the kernel finishes them, and init
+    reaps the grandchildren re-parented to it, on their own schedule (this machine's init reaps
+    every ~2 s), so the group id may still answer for a moment. The wait is bounded at 10 s:
+    every program here would otherwise sleep for 60 s.
     """
-    if Path("/proc/self/stat").exists() and _alive_members(pgid):
-        return False
     for _ in range(500):
         try:
             os.killpg(pgid, 0)
@@ -285,6 +270,30 @@ tools:
       - {name: timeout, type: number, required: false}
       - {name: config, inject: config}
 """
+
+
+def test_the_registrys_own_timeout_also_stops_the_group(project: Path, tmp_path: Path) -> None:
+    """The manifest's timeout (1 s) is shorter than the pack's (60 s): the registry answers at
+    once and interrupts the handler's thread, whose cleanup kills the group on the way out."""
+    manifest = tmp_path / "commands.yaml"
+    manifest.write_text(MANIFEST.replace("timeout: 30s", "timeout: 1s"))
+    registry = ToolRegistry(project_dir=project, config=_config("sh"), allow_side_effects=True)
+    load_manifests([manifest], registry=registry)
+    script = "echo $$ > pgid; sleep 60 & sleep 60"
+    result = registry.call("run_command", {"command": "sh", "args": ["-c", script]})
+    assert result.error is not None
+    assert result.error.kind == "timeout"
+    assert _gone(int((project / "pgid").read_text()))
+
+
+def test_a_system_without_process_groups_is_refused(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tooldeck.handlers import _process
+
+    monkeypatch.setattr(_process, "UNSUPPORTED", "needs a POSIX system; do not call again")
+    failed = _refusal(project, "printf", _config("printf"), args=["x"])
+    assert failed.kind == "unsupported_platform"
 
 
 def test_through_a_registry(project: Path, tmp_path: Path) -> None:

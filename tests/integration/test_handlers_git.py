@@ -156,6 +156,16 @@ def test_repo_may_be_a_sub_folder(project: Path) -> None:
     assert git_status(repo="src", project_dir=project, config={})["repository"] == "."
 
 
+@pytest.mark.parametrize(
+    ("git_settings", "key"),
+    [({"timeout": "long"}, "tooldeck.git.timeout"), ({"max_output_bytes": -1}, "max_output_bytes")],
+)
+def test_a_mistyped_key_is_named(project: Path, git_settings: Any, key: str) -> None:
+    failed = _refused(git_status, project_dir=project, config={"tooldeck": {"git": git_settings}})
+    assert failed.kind == "invalid_config"
+    assert key in failed.message
+
+
 # --- committing -------------------------------------------------------------------------------
 
 
