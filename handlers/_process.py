@@ -219,7 +219,8 @@ def _signal_group(pgid: int, sig: signal.Signals) -> None:
 
 def _leader_exited(proc: "subprocess.Popen[bytes]") -> bool:
     """Whether the leader has exited, without reaping it where the OS allows (its zombie keeps
-    the group id from being reused while the group is signalled)."""
+    the group id from being reused while the group is signalled). Without ``os.waitid`` the
+    leader is reaped here, leaving a tiny window in which its id could be reused."""
     if hasattr(os, "waitid"):
         try:
             info = os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)

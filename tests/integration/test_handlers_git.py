@@ -244,6 +244,15 @@ def test_a_git_file_pointing_elsewhere_is_refused(tmp_path: Path, project: Path)
     assert "git tools only work in a repository inside the project" in failed.message
 
 
+def test_a_git_symlink_pointing_elsewhere_is_refused(tmp_path: Path, project: Path) -> None:
+    inner = tmp_path / "inner"
+    inner.mkdir()
+    (inner / ".git").symlink_to(project / ".git")
+    failed = _refused(git_log, project_dir=inner, config={})
+    assert failed.kind == "not_permitted"
+    assert "git tools only work in a repository inside the project" in failed.message
+
+
 def test_a_work_tree_moved_out_is_refused(tmp_path: Path, project: Path) -> None:
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
