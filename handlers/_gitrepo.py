@@ -7,7 +7,8 @@ tools' paths, with ``GIT_CEILING_DIRECTORIES`` set to the project's parent, so d
 climbs above the project (a project that is a plain sub-folder of someone else's repository has no
 repository). Then ``git rev-parse --show-toplevel --git-dir --git-common-dir`` (absolute paths)
 must all be inside the project: a ``.git`` *file* pointing elsewhere, or ``core.worktree`` moving
-the work tree out, is refused.
+the work tree out, is refused, and so are object alternates (``objects/info/alternates``) outside
+the project, through which git would show another repository's contents.
 
 **A hostile repository cannot make git run a program.** A repository's own config
 (``.git/config``, ``config.worktree``) can name programs that git runs while it works (a filter's
@@ -272,6 +273,23 @@ def _locate(repo: Repo) -> None:
             message = _OUTSIDE.format(where=repr(repo.folder.rel), what=name)
             raise ToolFailed(message, kind="not_permitted")
     repo.toplevel = os.path.realpath(lines[0])
+    objects = os.path.join(os.path.realpath(lines[2]), "objects")
+    for alternate in _alternates(objects):
+        if not _is_within(os.path.realpath(os.path.join(objects, alternate)), repo.root):
+            message = _OUTSIDE.format(where=repr(repo.folder.rel), what="its object alternates")
+            raise ToolFailed(message, kind="not_permitted")
+
+
+def _alternates(objects: str) -> list[str]:
+    """The object folders listed in ``objects/info/alternates``: git reads objects from them,
+    so one outside the project would let the tools show another repository's contents."""
+    try:
+        with open(os.path.join(objects, "info", "alternates"), "rb") as f:
+            text = f.read(64 * 1024).decode("utf-8", errors="replace")
+    except OSError:
+        return []
+    lines = (line.strip() for line in text.splitlines())
+    return [line.strip('"') for line in lines if line and not line.startswith("#")]
 
 
 def _vet_config(repo: Repo) -> None:

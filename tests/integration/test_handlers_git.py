@@ -253,6 +253,18 @@ def test_a_git_symlink_pointing_elsewhere_is_refused(tmp_path: Path, project: Pa
     assert "git tools only work in a repository inside the project" in failed.message
 
 
+def test_object_alternates_outside_are_refused(tmp_path: Path, project: Path) -> None:
+    other = tmp_path / "other"
+    other.mkdir()
+    git(other, "init", "-q")
+    alternates = project / ".git" / "objects" / "info" / "alternates"
+    alternates.write_text(f"{other / '.git' / 'objects'}\n")
+    failed = _refused(git_show, ref="HEAD", project_dir=project, config={})
+    assert "git tools only work in a repository inside the project" in failed.message
+    alternates.write_text("# none\n")
+    assert git_show(project_dir=project, config={})["text"].startswith("commit ")
+
+
 def test_a_work_tree_moved_out_is_refused(tmp_path: Path, project: Path) -> None:
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
