@@ -58,8 +58,6 @@ def settings(context: object) -> tuple[int, Rules]:
     cannot turn the tools on by sending a config of its own.
     """
     files = pack_settings(context, "files")
-    if files is None:
-        raise ToolFailed(_NOT_ENABLED, kind="not_enabled")
     write = files.get("write", False)
     if not isinstance(write, bool):
         raise ToolFailed(
