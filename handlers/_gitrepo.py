@@ -27,11 +27,10 @@ fixed values: no prompt (``GIT_TERMINAL_PROMPT=0``), no pager or editor, literal
 """
 
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from tooldeck import ToolFailed
 
@@ -215,8 +214,8 @@ class Repo:
         return specs
 
 
-def _settings(config: Mapping[str, Any]) -> tuple[float, int]:
-    settings = pack_settings(config, "git")
+def _settings(context: object) -> tuple[float, int]:
+    settings = pack_settings(context, "git")
     timeout = number(settings, "timeout", f"{_KEY}.timeout", DEFAULT_TIMEOUT)
     cap = whole_number(
         settings, "max_output_bytes", f"{_KEY}.max_output_bytes", DEFAULT_MAX_OUTPUT_BYTES
@@ -312,13 +311,11 @@ def _vet_config(repo: Repo) -> None:
 
 
 @contextmanager
-def open_repo(
-    project_dir: Path, config: Mapping[str, Any], repo: str, *, read_only: bool
-) -> Iterator[Repo]:
+def open_repo(project_dir: Path, context: object, repo: str, *, read_only: bool) -> Iterator[Repo]:
     """The vetted repository at ``repo`` (a folder of the project) for the duration of a call."""
     if _process.UNSUPPORTED is not None:
         raise ToolFailed(_process.UNSUPPORTED, kind="unsupported_platform")
-    timeout, cap = _settings(config)
+    timeout, cap = _settings(context)
     with Project(project_dir) as project, _process.verified_folder(project, repo) as folder:
         root = project.real or str(project.root)
         env = _environment(root, read_only)

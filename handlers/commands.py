@@ -30,7 +30,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from tooldeck import ToolFailed
+from tooldeck import ToolContext, ToolFailed
 
 from . import _process
 from ._confined import Project
@@ -104,7 +104,7 @@ def run_command(
     timeout: float | None = None,
     *,
     project_dir: Path,
-    config: Mapping[str, Any],
+    context: ToolContext,
 ) -> dict[str, Any]:
     """Run an allow-listed program with literal arguments in a folder of the project.
 
@@ -122,7 +122,7 @@ def run_command(
     """
     if _process.UNSUPPORTED is not None:
         raise ToolFailed(_process.UNSUPPORTED, kind="unsupported_platform")
-    settings = pack_settings(config, "commands")
+    settings = pack_settings(context, "commands")
     allow = _allowed(settings)
     limit = _timeout(settings, timeout)
     cap = whole_number(

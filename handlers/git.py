@@ -18,11 +18,10 @@ come after ``--`` as literal pathspecs.
 """
 
 import re
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from tooldeck import ToolFailed
+from tooldeck import ToolContext, ToolFailed
 
 from ._gitrepo import Repo, check_ref, open_repo
 from ._settings import MISSING, pack_settings
@@ -39,7 +38,7 @@ def _text(done_text: str, omitted: int) -> dict[str, Any]:
     return {"text": done_text, "truncated": bool(omitted)}
 
 
-def git_status(repo: str = ".", *, project_dir: Path, config: Mapping[str, Any]) -> dict[str, Any]:
+def git_status(repo: str = ".", *, project_dir: Path, context: ToolContext) -> dict[str, Any]:
     """The state of the work tree and the index: branch, and each changed or untracked file.
 
     Returns "repository" (its top folder, relative to the project), "branch" (git's branch line,
@@ -50,7 +49,7 @@ def git_status(repo: str = ".", *, project_dir: Path, config: Mapping[str, Any])
     Args:
         repo: A folder of the repository, relative to the project directory.
     """
-    with open_repo(project_dir, config, repo, read_only=True) as git:
+    with open_repo(project_dir, context, repo, read_only=True) as git:
         done = git.run(
             "status", "--porcelain=v1", "-z", "--branch", "--untracked-files=normal", cap=_PARSE_CAP
         )
@@ -85,7 +84,7 @@ def git_diff(
     paths: list[str] | None = None,
     *,
     project_dir: Path,
-    config: Mapping[str, Any],
+    context: ToolContext,
 ) -> dict[str, Any]:
     """Show changes as a unified diff, with a summary of changed files first.
 
@@ -101,7 +100,7 @@ def git_diff(
         paths: Only these files or folders, relative to the project directory.
     """
     revision = [] if ref is None else ["--end-of-options", check_ref(ref)]
-    with open_repo(project_dir, config, repo, read_only=True) as git:
+    with open_repo(project_dir, context, repo, read_only=True) as git:
         specs = git.pathspecs(paths)
         cached = ["--cached"] if staged else []
         done = git.run("diff", *_DIFF, "--stat", "--patch", *cached, *revision, "--", *specs)
@@ -129,7 +128,7 @@ def git_log(
     path: str | None = None,
     *,
     project_dir: Path,
-    config: Mapping[str, Any],
+    context: ToolContext,
 ) -> dict[str, Any]:
     """List commits, newest first: each has "hash", "author", "email", "date" (ISO 8601), "subject".
 
@@ -141,7 +140,7 @@ def git_log(
     """
     count = _bounded(max_count)
     revision = [] if ref is None else ["--end-of-options", check_ref(ref)]
-    with open_repo(project_dir, config, repo, read_only=True) as git:
+    with open_repo(project_dir, context, repo, read_only=True) as git:
         specs = git.pathspecs(None if path is None else [path], "path")
         if ref is None and not _has_commits(git):
             return {"repository": git.rel, "commits": [], "note": "the repository has no commits"}
@@ -179,7 +178,7 @@ def git_show(
     path: str | None = None,
     *,
     project_dir: Path,
-    config: Mapping[str, Any],
+    context: ToolContext,
 ) -> dict[str, Any]:
     """Show a commit (author, date, message, changed files and the patch) as text.
 
@@ -192,7 +191,7 @@ def git_show(
         path: Only the changes to this file or folder, relative to the project directory.
     """
     revision = check_ref(ref)
-    with open_repo(project_dir, config, repo, read_only=True) as git:
+    with open_repo(project_dir, context, repo, read_only=True) as git:
         specs = git.pathspecs(None if path is None else [path], "path")
         done = git.run(
             "show", *_DIFF, "--pretty=fuller", "--stat", "--patch", "--end-of-options", revision,
@@ -201,8 +200,8 @@ def git_show(
     return _text(done.stdout, done.stdout_omitted)
 
 
-def _commit_enabled(config: Mapping[str, Any]) -> None:
-    value = pack_settings(config, "git").get("commit", MISSING)
+def _commit_enabled(context: object) -> None:
+    value = pack_settings(context, "git").get("commit", MISSING)
     if value is True:
         return
     if value is MISSING or value is False or value is None:
@@ -234,7 +233,7 @@ def git_commit(
     repo: str = ".",
     *,
     project_dir: Path,
-    config: Mapping[str, Any],
+    context: ToolContext,
 ) -> dict[str, Any]:
     """Record a commit: stage the given paths, then commit what is staged (no hooks are run).
 
@@ -247,10 +246,10 @@ def git_commit(
         all: Also stage every change to tracked files (git commit -a).
         repo: A folder of the repository, relative to the project directory.
     """
-    _commit_enabled(config)
+    _commit_enabled(context)
     if not isinstance(message, str) or not message.strip() or "\0" in message:
         raise ToolFailed("message must be a non-empty text without NUL", kind="invalid_arguments")
-    with open_repo(project_dir, config, repo, read_only=False) as git:
+    with open_repo(project_dir, context, repo, read_only=False) as git:
         specs = git.pathspecs(paths)
         if specs:
             git.run("add", "--", *specs)

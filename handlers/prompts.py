@@ -31,9 +31,7 @@ def explain_history(path: str, context: ToolContext, max_count: str = "10") -> s
         )
     if context.project_dir is None:
         raise ToolFailed("this prompt needs the project directory (--project-dir)")
-    log = git_log(
-        max_count=count, path=path, project_dir=context.project_dir, config=context.config
-    )
+    log = git_log(max_count=count, path=path, project_dir=context.project_dir, context=context)
     commits = log.get("commits", []) if isinstance(log, Mapping) else []
     if not commits:
         history = "(no commit has touched it yet)"

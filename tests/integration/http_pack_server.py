@@ -26,7 +26,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from tooldeck import ToolContext, ToolFailed
+from tooldeck import ToolFailed
 
 BIG_BYTES = 100 * 1024 * 1024
 BOMB_BYTES = 64 * 1024 * 1024
@@ -156,11 +156,6 @@ class LocalServer(ThreadingHTTPServer):
 
 
 _REAL_GETADDRINFO = socket.getaddrinfo
-
-
-def ctx(config: Any) -> ToolContext:
-    """The context the engine injects into a handler, carrying ``config``."""
-    return ToolContext(tool_name="http_get", call_id="c1", project_dir=None, config=config)
 
 
 def cfg(*hosts: str, private: bool = True, **more: Any) -> dict[str, Any]:

@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from tests.packs import ctx
 from tooldeck import ToolFailed, ToolRegistry, load_manifests
 from tooldeck.handlers.commands import run_command
 
@@ -28,12 +29,12 @@ def _config(*allow: str, **more: Any) -> dict[str, Any]:
 
 def _run(project: Path, command: str, args: list[str], **kw: Any) -> dict[str, Any]:
     config = kw.pop("config", None) or _config(command, timeout=20)
-    return run_command(command, args, project_dir=project, config=config, **kw)
+    return run_command(command, args, project_dir=project, context=ctx(config), **kw)
 
 
 def _refusal(project: Path, command: str, config: Any, **kw: Any) -> ToolFailed:
     with pytest.raises(ToolFailed) as caught:
-        run_command(command, kw.pop("args", []), project_dir=project, config=config, **kw)
+        run_command(command, kw.pop("args", []), project_dir=project, context=ctx(config), **kw)
     return caught.value
 
 
@@ -166,7 +167,7 @@ def test_the_program_sees_a_minimal_environment(
 ) -> None:
     monkeypatch.setenv("TD23_SECRET_TOKEN", "do-not-leak")
     config = _config("env", env={"TD23_EXTRA": "given"})
-    done = run_command("env", [], project_dir=project, config=config)
+    done = run_command("env", [], project_dir=project, context=ctx(config))
     assert "TD23_EXTRA=given" in done["stdout"]
     assert "do-not-leak" not in done["stdout"]
     assert f"PWD={project.resolve()}\n" in done["stdout"]
@@ -204,7 +205,11 @@ def test_cwd_outside_or_unusable_is_refused(project: Path, cwd: str, kind: str) 
 def test_the_timeout_stops_the_whole_group(project: Path) -> None:
     config = _config("sh", timeout=1)
     done = run_command(
-        "sh", ["-c", "echo $$; sleep 60 & sleep 60"], timeout=30, project_dir=project, config=config
+        "sh",
+        ["-c", "echo $$; sleep 60 & sleep 60"],
+        timeout=30,
+        project_dir=project,
+        context=ctx(config),
     )
     assert done["timed_out"] is True
     assert done["exit"].startswith("stopped after 1 s")
@@ -213,7 +218,11 @@ def test_the_timeout_stops_the_whole_group(project: Path) -> None:
 
 def test_the_model_may_lower_the_timeout(project: Path) -> None:
     done = run_command(
-        "sh", ["-c", "echo $$; sleep 60"], timeout=0.5, project_dir=project, config=_config("sh")
+        "sh",
+        ["-c", "echo $$; sleep 60"],
+        timeout=0.5,
+        project_dir=project,
+        context=ctx(_config("sh")),
     )
     assert done["timed_out"] is True
     assert done["exit"].startswith("stopped after 0.5 s")
@@ -242,7 +251,7 @@ def test_ten_megabytes_of_output_are_capped(project: Path) -> None:
         "    sys.stdout.write('o' * 65536); sys.stderr.write('e' * 65536)\n"
     )
     config = _config("python3", max_output_bytes=1000, timeout=30)
-    done = run_command("python3", ["-c", script], project_dir=project, config=config)
+    done = run_command("python3", ["-c", script], project_dir=project, context=ctx(config))
     assert done["exit_code"] == 0
     assert done["truncated"] is True
     total = 160 * 65536
@@ -268,7 +277,6 @@ tools:
       - {name: args, type: array, items: string, default: []}
       - {name: cwd, type: string, default: "."}
       - {name: timeout, type: number, required: false}
-      - {name: config, inject: config}
 """
 
 

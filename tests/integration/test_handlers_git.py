@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from tests.packs import ctx
 from tooldeck import ToolFailed, ToolRegistry, load_manifests
 from tooldeck.handlers import _gitrepo
 from tooldeck.handlers.git import git_commit, git_diff, git_log, git_show, git_status
@@ -62,13 +63,14 @@ def _refused(call: Any, *args: Any, **kw: Any) -> ToolFailed:
 
 
 ALL_TOOLS = [
-    pytest.param(lambda p: git_status(project_dir=p, config={}), id="status"),
-    pytest.param(lambda p: git_diff(project_dir=p, config={}), id="diff"),
-    pytest.param(lambda p: git_diff(staged=True, project_dir=p, config={}), id="diff-staged"),
-    pytest.param(lambda p: git_log(project_dir=p, config={}), id="log"),
-    pytest.param(lambda p: git_show(project_dir=p, config={}), id="show"),
+    pytest.param(lambda p: git_status(project_dir=p, context=ctx({})), id="status"),
+    pytest.param(lambda p: git_diff(project_dir=p, context=ctx({})), id="diff"),
+    pytest.param(lambda p: git_diff(staged=True, project_dir=p, context=ctx({})), id="diff-staged"),
+    pytest.param(lambda p: git_log(project_dir=p, context=ctx({})), id="log"),
+    pytest.param(lambda p: git_show(project_dir=p, context=ctx({})), id="show"),
     pytest.param(
-        lambda p: git_commit("x", paths=["a.txt"], project_dir=p, config=COMMIT_ON), id="commit"
+        lambda p: git_commit("x", paths=["a.txt"], project_dir=p, context=ctx(COMMIT_ON)),
+        id="commit",
     ),
 ]
 
@@ -77,11 +79,11 @@ ALL_TOOLS = [
 
 
 def test_status_lists_changes(project: Path) -> None:
-    assert git_status(project_dir=project, config={})["clean"] is True
+    assert git_status(project_dir=project, context=ctx({}))["clean"] is True
     (project / "a.txt").write_text("two\n")
     (project / "new file.txt").write_text("n\n")
     git(project, "mv", "src/b.py", "src/c.py")
-    status = git_status(project_dir=project, config={})
+    status = git_status(project_dir=project, context=ctx({}))
     assert status["branch"] == "main"
     assert status["repository"] == "."
     assert status["entries"] == [
@@ -95,13 +97,13 @@ def test_diff_unstaged_staged_and_against_a_ref(project: Path) -> None:
     (project / "a.txt").write_text("two\n")
     (project / "src" / "b.py").write_text("print('c')\n")
     git(project, "add", "src/b.py")
-    unstaged = git_diff(project_dir=project, config={})["text"]
+    unstaged = git_diff(project_dir=project, context=ctx({}))["text"]
     assert "+two" in unstaged
     assert "b.py" not in unstaged
-    staged = git_diff(staged=True, project_dir=project, config={})["text"]
+    staged = git_diff(staged=True, project_dir=project, context=ctx({}))["text"]
     assert "+print('c')" in staged
     assert "a.txt" not in staged
-    both = git_diff(ref="HEAD", paths=["src"], project_dir=project, config={})["text"]
+    both = git_diff(ref="HEAD", paths=["src"], project_dir=project, context=ctx({}))["text"]
     assert "+print('c')" in both
     assert "a.txt" not in both
 
@@ -109,7 +111,7 @@ def test_diff_unstaged_staged_and_against_a_ref(project: Path) -> None:
 def test_a_long_diff_is_cut_with_a_marker(project: Path) -> None:
     (project / "a.txt").write_text("".join(f"line {i}\n" for i in range(20_000)))
     config = {"tooldeck": {"git": {"max_output_bytes": 2000}}}
-    diff = git_diff(project_dir=project, config=config)
+    diff = git_diff(project_dir=project, context=ctx(config))
     assert diff["truncated"] is True
     assert len(diff["text"]) < 2200
     assert diff["text"].endswith("more bytes of stdout not shown]")
@@ -118,14 +120,14 @@ def test_a_long_diff_is_cut_with_a_marker(project: Path) -> None:
 def test_log_returns_structured_entries(project: Path) -> None:
     (project / "a.txt").write_text("two\n")
     git(project, "commit", "-q", "-am", "second: tab\there | bars, ünïcode")
-    log = git_log(project_dir=project, config={})["commits"]
+    log = git_log(project_dir=project, context=ctx({}))["commits"]
     assert [c["subject"] for c in log] == ["second: tab\there | bars, ünïcode", "first"]
     assert log[0]["author"] == "Test Person"
     assert log[0]["email"] == "test@example.com"
     assert len(log[0]["hash"]) == 40
     assert log[0]["date"][:4].isdigit()
-    assert len(git_log(max_count=1, project_dir=project, config={})["commits"]) == 1
-    only_src = git_log(path="src", project_dir=project, config={})["commits"]
+    assert len(git_log(max_count=1, project_dir=project, context=ctx({}))["commits"]) == 1
+    only_src = git_log(path="src", project_dir=project, context=ctx({}))["commits"]
     assert [c["subject"] for c in only_src] == ["first"]
 
 
@@ -133,27 +135,27 @@ def test_log_of_an_empty_repository(tmp_path: Path) -> None:
     empty = tmp_path / "empty"
     empty.mkdir()
     git(empty, "init", "-q")
-    assert git_log(project_dir=empty, config={})["commits"] == []
+    assert git_log(project_dir=empty, context=ctx({}))["commits"] == []
 
 
 @pytest.mark.parametrize("max_count", [0, 1001, -1])
 def test_max_count_is_bounded(project: Path, max_count: int) -> None:
-    failed = _refused(git_log, max_count=max_count, project_dir=project, config={})
+    failed = _refused(git_log, max_count=max_count, project_dir=project, context=ctx({}))
     assert failed.kind == "invalid_arguments"
 
 
 def test_show_a_commit_and_a_file_as_it_was(project: Path) -> None:
     (project / "a.txt").write_text("two\n")
     git(project, "commit", "-q", "-am", "second")
-    shown = git_show(project_dir=project, config={})["text"]
+    shown = git_show(project_dir=project, context=ctx({}))["text"]
     assert "second" in shown
     assert "+two" in shown
-    old = git_show(ref="HEAD~1:a.txt", project_dir=project, config={})["text"]
+    old = git_show(ref="HEAD~1:a.txt", project_dir=project, context=ctx({}))["text"]
     assert old == "one\n"
 
 
 def test_repo_may_be_a_sub_folder(project: Path) -> None:
-    assert git_status(repo="src", project_dir=project, config={})["repository"] == "."
+    assert git_status(repo="src", project_dir=project, context=ctx({}))["repository"] == "."
 
 
 @pytest.mark.parametrize(
@@ -161,7 +163,9 @@ def test_repo_may_be_a_sub_folder(project: Path) -> None:
     [({"timeout": "long"}, "tooldeck.git.timeout"), ({"max_output_bytes": -1}, "max_output_bytes")],
 )
 def test_a_mistyped_key_is_named(project: Path, git_settings: Any, key: str) -> None:
-    failed = _refused(git_status, project_dir=project, config={"tooldeck": {"git": git_settings}})
+    failed = _refused(
+        git_status, project_dir=project, context=ctx({"tooldeck": {"git": git_settings}})
+    )
     assert failed.kind == "invalid_config"
     assert key in failed.message
 
@@ -181,7 +185,7 @@ def test_a_mistyped_key_is_named(project: Path, git_settings: Any, key: str) -> 
 )
 def test_commit_is_refused_unless_exactly_true(project: Path, config: Any) -> None:
     (project / "a.txt").write_text("two\n")
-    failed = _refused(git_commit, "msg", paths=["a.txt"], project_dir=project, config=config)
+    failed = _refused(git_commit, "msg", paths=["a.txt"], project_dir=project, context=ctx(config))
     assert failed.kind == "not_enabled"
     assert "tooldeck.git.commit" in failed.message
     assert git(project, "rev-list", "--count", "HEAD").strip() == "1"
@@ -190,16 +194,18 @@ def test_commit_is_refused_unless_exactly_true(project: Path, config: Any) -> No
 def test_commit_given_paths_all_and_nothing(project: Path) -> None:
     (project / "a.txt").write_text("two\n")
     (project / "src" / "b.py").write_text("print('c')\n")
-    done = git_commit("--amend", paths=["a.txt"], project_dir=project, config=COMMIT_ON)
+    done = git_commit("--amend", paths=["a.txt"], project_dir=project, context=ctx(COMMIT_ON))
     assert done["commit"] == git(project, "rev-parse", "HEAD").strip()
     assert "a.txt" in done["files"]
     assert git(project, "log", "-1", "--format=%s").strip() == "--amend"
     assert git(project, "rev-list", "--count", "HEAD").strip() == "2"
-    nothing = _refused(git_commit, "again", project_dir=project, config=COMMIT_ON)
+    nothing = _refused(git_commit, "again", project_dir=project, context=ctx(COMMIT_ON))
     assert nothing.kind == "nothing_to_commit"
-    everything = git_commit("all of it", all=True, project_dir=project, config=COMMIT_ON)
+    everything = git_commit("all of it", all=True, project_dir=project, context=ctx(COMMIT_ON))
     assert "b.py" in everything["files"]
-    nothing_at_all = _refused(git_commit, "x", all=True, project_dir=project, config=COMMIT_ON)
+    nothing_at_all = _refused(
+        git_commit, "x", all=True, project_dir=project, context=ctx(COMMIT_ON)
+    )
     assert nothing_at_all.kind == "nothing_to_commit"
 
 
@@ -210,7 +216,7 @@ def test_commit_runs_no_hook(project: Path, tmp_path: Path) -> None:
         path.write_text(f"#!/bin/sh\ntouch '{marker}'\n")
         path.chmod(0o755)
     (project / "a.txt").write_text("two\n")
-    git_commit("no hooks", paths=["a.txt"], project_dir=project, config=COMMIT_ON)
+    git_commit("no hooks", paths=["a.txt"], project_dir=project, context=ctx(COMMIT_ON))
     assert not marker.exists()
 
 
@@ -223,7 +229,7 @@ def test_a_parent_repository_is_not_used(tmp_path: Path) -> None:
     git(outer, "init", "-q")
     (outer / "proj" / "f.txt").write_text("x\n")
     for tool in (git_status, git_log, git_diff):
-        failed = _refused(tool, project_dir=outer / "proj", config={})
+        failed = _refused(tool, project_dir=outer / "proj", context=ctx({}))
         assert failed.kind == "not_found"
         assert "no usable git repository" in failed.message
 
@@ -231,7 +237,7 @@ def test_a_parent_repository_is_not_used(tmp_path: Path) -> None:
 def test_a_folder_without_repository(tmp_path: Path) -> None:
     plain = tmp_path / "plain"
     plain.mkdir()
-    failed = _refused(git_status, project_dir=plain, config={})
+    failed = _refused(git_status, project_dir=plain, context=ctx({}))
     assert failed.kind == "not_found"
 
 
@@ -239,7 +245,7 @@ def test_a_git_file_pointing_elsewhere_is_refused(tmp_path: Path, project: Path)
     inner = tmp_path / "inner"
     inner.mkdir()
     (inner / ".git").write_text(f"gitdir: {project / '.git'}\n")
-    failed = _refused(git_status, project_dir=inner, config={})
+    failed = _refused(git_status, project_dir=inner, context=ctx({}))
     assert failed.kind == "not_permitted"
     assert "git tools only work in a repository inside the project" in failed.message
 
@@ -248,7 +254,7 @@ def test_a_git_symlink_pointing_elsewhere_is_refused(tmp_path: Path, project: Pa
     inner = tmp_path / "inner"
     inner.mkdir()
     (inner / ".git").symlink_to(project / ".git")
-    failed = _refused(git_log, project_dir=inner, config={})
+    failed = _refused(git_log, project_dir=inner, context=ctx({}))
     assert failed.kind == "not_permitted"
     assert "git tools only work in a repository inside the project" in failed.message
 
@@ -259,39 +265,42 @@ def test_object_alternates_outside_are_refused(tmp_path: Path, project: Path) ->
     git(other, "init", "-q")
     alternates = project / ".git" / "objects" / "info" / "alternates"
     alternates.write_text(f"{other / '.git' / 'objects'}\n")
-    failed = _refused(git_show, ref="HEAD", project_dir=project, config={})
+    failed = _refused(git_show, ref="HEAD", project_dir=project, context=ctx({}))
     assert "git tools only work in a repository inside the project" in failed.message
     alternates.write_text("# none\n")
-    assert git_show(project_dir=project, config={})["text"].startswith("commit ")
+    assert git_show(project_dir=project, context=ctx({}))["text"].startswith("commit ")
 
 
 def test_a_work_tree_moved_out_is_refused(tmp_path: Path, project: Path) -> None:
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     git(project, "config", "core.worktree", str(elsewhere))
-    failed = _refused(git_status, project_dir=project, config={})
+    failed = _refused(git_status, project_dir=project, context=ctx({}))
     assert failed.kind == "not_permitted"
     assert "git tools only work in a repository inside the project" in failed.message
 
 
 def test_a_work_tree_moved_inside_is_refused_by_the_config_check(project: Path) -> None:
     git(project, "config", "core.worktree", str(project / "src"))
-    failed = _refused(git_status, project_dir=project, config={})
+    failed = _refused(git_status, project_dir=project, context=ctx({}))
     assert "core.worktree" in failed.message
 
 
 @pytest.mark.parametrize("repo", ["..", "/", "~"])
 def test_repo_outside_the_project_is_refused(project: Path, repo: str) -> None:
-    assert _refused(git_status, repo=repo, project_dir=project, config={}).kind == "not_permitted"
+    assert (
+        _refused(git_status, repo=repo, project_dir=project, context=ctx({})).kind
+        == "not_permitted"
+    )
 
 
 @pytest.mark.parametrize("ref", ["-p", "--output=OUT", "--exec=touch OUT", "", "a\nb"])
 def test_refs_never_become_options(project: Path, tmp_path: Path, ref: str) -> None:
     ref = ref.replace("OUT", str(tmp_path / "out"))
     for call in (
-        lambda: git_log(ref=ref, project_dir=project, config={}),
-        lambda: git_diff(ref=ref, project_dir=project, config={}),
-        lambda: git_show(ref=ref, project_dir=project, config={}),
+        lambda: git_log(ref=ref, project_dir=project, context=ctx({})),
+        lambda: git_diff(ref=ref, project_dir=project, context=ctx({})),
+        lambda: git_show(ref=ref, project_dir=project, context=ctx({})),
     ):
         assert _refused(call).kind == "invalid_arguments"
     assert not (tmp_path / "out").exists()
@@ -300,19 +309,19 @@ def test_refs_never_become_options(project: Path, tmp_path: Path, ref: str) -> N
 @pytest.mark.parametrize("path", ["../outside.txt", "src/../../x", "/etc/passwd", "~/x"])
 def test_paths_stay_in_the_project(project: Path, path: str) -> None:
     for call in (
-        lambda: git_diff(paths=[path], project_dir=project, config={}),
-        lambda: git_log(path=path, project_dir=project, config={}),
-        lambda: git_show(path=path, project_dir=project, config={}),
-        lambda: git_commit("m", paths=[path], project_dir=project, config=COMMIT_ON),
+        lambda: git_diff(paths=[path], project_dir=project, context=ctx({})),
+        lambda: git_log(path=path, project_dir=project, context=ctx({})),
+        lambda: git_show(path=path, project_dir=project, context=ctx({})),
+        lambda: git_commit("m", paths=[path], project_dir=project, context=ctx(COMMIT_ON)),
     ):
         assert _refused(call).kind in {"not_permitted", "invalid_arguments"}
 
 
 def test_paths_are_literal_pathspecs(project: Path) -> None:
     (project / "a.txt").write_text("two\n")
-    assert git_diff(paths=["*.txt"], project_dir=project, config={})["text"] == ""
-    assert git_diff(paths=[":(top)a.txt"], project_dir=project, config={})["text"] == ""
-    assert "+two" in git_diff(paths=["a.txt"], project_dir=project, config={})["text"]
+    assert git_diff(paths=["*.txt"], project_dir=project, context=ctx({}))["text"] == ""
+    assert git_diff(paths=[":(top)a.txt"], project_dir=project, context=ctx({}))["text"] == ""
+    assert "+two" in git_diff(paths=["a.txt"], project_dir=project, context=ctx({}))["text"]
 
 
 # --- a hostile repository's own config --------------------------------------------------------
@@ -425,11 +434,11 @@ def test_includes_are_refused(project: Path, tmp_path: Path) -> None:
     git(project, "config", "include.path", str(included))
     (project / ".gitattributes").write_text("* filter=evil\n")
     (project / "a.txt").write_text("changed\n")
-    failed = _refused(git_status, project_dir=project, config={})
+    failed = _refused(git_status, project_dir=project, context=ctx({}))
     assert "include.path" in failed.message
     git(project, "config", "--unset", "include.path")
     git(project, "config", f"includeIf.gitdir:{project}/.path", str(included))
-    assert "includeif" in _refused(git_status, project_dir=project, config={}).message.lower()
+    assert "includeif" in _refused(git_status, project_dir=project, context=ctx({})).message.lower()
     assert not (tmp_path / "marker").exists()
 
 
@@ -463,7 +472,6 @@ tools:
     description: Show the repository state.
     params:
       - {name: repo, type: string, default: "."}
-      - {name: config, inject: config}
   - name: git_log
     handler: tooldeck.handlers.git:git_log
     description: List commits.
@@ -472,7 +480,6 @@ tools:
       - {name: max_count, type: integer, default: 20, minimum: 1, maximum: 1000}
       - {name: ref, type: string, required: false}
       - {name: path, type: string, required: false}
-      - {name: config, inject: config}
   - name: git_commit
     handler: tooldeck.handlers.git:git_commit
     description: Commit.
@@ -483,7 +490,6 @@ tools:
       - {name: paths, type: array, items: string, required: false}
       - {name: all, type: boolean, default: false}
       - {name: repo, type: string, default: "."}
-      - {name: config, inject: config}
 """
 
 

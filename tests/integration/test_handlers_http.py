@@ -17,9 +17,10 @@ from typing import Any
 
 import pytest
 
+from tests.packs import ctx
 from tooldeck.handlers.http import http_get, http_request
 
-from .http_pack_server import BIG_BYTES, FakeDns, LocalServer, cfg, ctx, refused
+from .http_pack_server import BIG_BYTES, FakeDns, LocalServer, cfg, refused
 
 
 @pytest.fixture

@@ -19,11 +19,12 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
+from tests.packs import ctx
 from tooldeck import ToolRegistry, load_manifests
 from tooldeck.handlers import http as http_mod
 from tooldeck.handlers.http import http_get
 
-from .http_pack_server import FakeDns, LocalServer, cfg, ctx, refused
+from .http_pack_server import FakeDns, LocalServer, cfg, refused
 
 
 def _certificates(name: str) -> tuple[bytes, bytes, bytes]:
