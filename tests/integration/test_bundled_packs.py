@@ -71,7 +71,11 @@ def project(tmp_path: Path) -> Path:
 
 
 def _env(project: Path) -> dict[str, str]:
-    """The server's environment: the venv's programs on PATH, no user git configuration."""
+    """The server's environment: the venv's programs on PATH, a user git configuration of
+    its own (who commits) in a home folder beside the project."""
+    (project.parent / ".gitconfig").write_text(
+        "[user]\n\tname = Ada\n\temail = ada@example.org\n", encoding="utf-8"
+    )
     bindir = str(Path(sys.executable).parent)
     return {
         **os.environ,
@@ -125,7 +129,7 @@ async def test_plain_serve_serves_the_read_only_file_and_git_tools_and_nothing_m
 
 
 async def test_the_config_turns_each_pack_on_and_its_tools_work(project: Path) -> None:
-    config = project.parent / "tooldeck.yaml"
+    config = project.parent / "config.yaml"
     config.write_text(json.dumps(EVERY_KEY), encoding="utf-8")  # JSON is YAML
     args = ["--config", str(config), "--allow-side-effects"]
     async with serve(project, *args, env=_env(project)) as session:
@@ -158,9 +162,9 @@ def test_project_settings_name_the_config_and_serve_from_another_folder_finds_it
     project: Path, tmp_path: Path
 ) -> None:
     (project / "pyproject.toml").write_text(
-        '[tool.tooldeck]\nconfig = "tooldeck.yaml"\n', encoding="utf-8"
+        '[tool.tooldeck]\nconfig = "config.yaml"\n', encoding="utf-8"
     )
-    (project / "tooldeck.yaml").write_text(
+    (project / "config.yaml").write_text(
         "tooldeck:\n  commands: {allow: [pytest]}\n", encoding="utf-8"
     )
     elsewhere = tmp_path / "elsewhere"
