@@ -4,7 +4,9 @@
 ``export_tools`` gives (default options: strict auto, hosted entries
 included) and the warnings it reports, for
 
-* ``bundled``: the manifests shipped in ``manifests/``;
+* ``bundled``: the manifests shipped in ``manifests/``, as a plain run loads them;
+* ``packs``: the same with every pack the config can turn on (writes, HTTP, commands,
+  commits, web search; not the time server, which would be started);
 * ``hosted``: ``tests/fixtures/golden/hosted.yaml`` (strict, auto falling
   back, ``strict: false``, web search with every field, hosted MCP servers
   with ``allowed_tools`` and ``require_approval``, with none (the provider's
@@ -37,9 +39,19 @@ from tooldeck.providers import PROVIDERS, ExportWarning, export_tools
 ROOT = Path(__file__).resolve().parents[3]
 GOLDEN = ROOT / "tests" / "fixtures" / "golden"
 UPDATE = os.environ.get("UPDATE_GOLDEN", "").strip() not in ("", "0")
-SETS = {
-    "bundled": ([ROOT / "manifests"], []),
-    "hosted": ([GOLDEN / "hosted.yaml"], ["tests.unit.providers.test_golden"]),
+PACKS_ON = {
+    "tooldeck": {
+        "files": {"write": True},
+        "http": {"allow_hosts": ["api.example.org"]},
+        "commands": {"allow": ["pytest"]},
+        "git": {"commit": True},
+        "web_search": {"enabled": True},
+    }
+}
+SETS: dict[str, tuple[list[Path], list[str], dict[str, Any]]] = {
+    "bundled": ([ROOT / "manifests"], [], {}),
+    "packs": ([ROOT / "manifests"], [], PACKS_ON),
+    "hosted": ([GOLDEN / "hosted.yaml"], ["tests.unit.providers.test_golden"], {}),
 }
 
 
@@ -60,8 +72,8 @@ def sdk_check(provider: str, definition: dict[str, Any]) -> None:
 
 
 def exported(name: str, provider: str) -> dict[str, Any]:
-    paths, allowed = SETS[name]
-    registry, result = load_manifests(paths, allow_handlers=allowed)
+    paths, allowed, config = SETS[name]
+    registry, result = load_manifests(paths, allow_handlers=allowed, config=config)
     assert result.ok, [d.format() for d in result.diagnostics]
     warnings: list[ExportWarning] = []
     definitions = export_tools(registry, provider, warnings=warnings)
