@@ -230,3 +230,26 @@ def test_model_loop_example_runs(tmp_path):
     again = server.bodies()[-1]
     assert again["instructions"] == "Answer in one sentence."
     assert "And in todo.md?" in str(again["input"])
+
+
+def test_tool_packs_config_turns_on_the_packs_it_names(tmp_path):
+    """The README's config block, saved as the application config, turns on the writing, HTTP,
+    command and commit tools; without it only the read-only ones load."""
+    import yaml
+
+    from tooldeck import bundled_manifests, load_manifests
+
+    (block,) = [b for b in _blocks("yaml") if "allow_hosts" in b]
+    config = yaml.safe_load(block)
+    plain, _ = load_manifests([bundled_manifests()], project_dir=tmp_path)
+    enabled, result = load_manifests([bundled_manifests()], project_dir=tmp_path, config=config)
+    assert result.diagnostics == []
+    added = {t.name for t in enabled.tools()} - {t.name for t in plain.tools()}
+    assert {"write_file", "edit_file", "http_get", "http_request", "run_command"} <= added
+    assert "git_commit" in added
+    assert {t.name for t in plain.tools()} >= {"read_file", "git_status"}
+
+
+def test_tool_packs_python_example_runs():
+    stdout = _run_example("guides/tool-packs.md", "bundled_manifests")
+    assert stdout.split() == ["True", "True"]
