@@ -10,6 +10,7 @@ sibling folder and fails any test after which it differs.
 from __future__ import annotations
 
 import os
+import shutil
 import stat
 import threading
 import time
@@ -236,9 +237,25 @@ class Flipper:
                 os.rename(self.link, self.sub)
                 os.rename(self.sub, self.link)
                 os.rename(self.real, self.sub)
-            except OSError:  # a tool created "sub" while it was briefly missing: stop flipping
-                return
+            except OSError:  # a tool created "sub" while it was briefly missing
+                if not self._repair():
+                    return
+                continue
             self.flips += 1
+
+    def _repair(self) -> bool:
+        """Put the real folder back where a tool made a new ``sub`` (inside the project) while
+        the real one was away, so flipping goes on; False if the tool keeps winning."""
+        for _ in range(1000):
+            try:
+                if os.path.lexists(self.real):
+                    if os.path.isdir(self.sub) and not os.path.islink(self.sub):
+                        shutil.rmtree(self.sub, ignore_errors=True)
+                    os.rename(self.real, self.sub)
+                return True
+            except OSError:
+                continue
+        return False
 
     def __enter__(self) -> Flipper:
         self._thread.start()
