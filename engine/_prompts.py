@@ -135,7 +135,15 @@ class PreparedPrompt:
             raise ToolCallError(
                 "invalid_arguments", "; ".join(exc.problems), tool_name=self.name
             ) from exc
-        return PromptMessage(self.spec.role, to_text(tool.spec.handler(**kwargs)))
+        try:
+            text = tool.spec.handler(**kwargs)
+        except ToolFailed as exc:  # on purpose: the handler's words and kind
+            raise ToolCallError(exc.kind, exc.message, tool_name=self.name) from None
+        except Exception as exc:  # a fault: said in words, never a traceback to the client
+            raise ToolCallError(
+                "execution_error", f"{type(exc).__name__}: {exc}", tool_name=self.name
+            ) from exc
+        return PromptMessage(self.spec.role, to_text(text))
 
 
 def _remote_placeholder(**arguments: Any) -> Any:
