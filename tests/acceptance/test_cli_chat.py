@@ -20,6 +20,9 @@ from tests.integration.openai_server import ScriptedServer, Turn, call, say
 
 MANIFESTS = ROOT / "manifests"
 FILE_TOOLS = ["read_file", "list_dir", "search_text", "file_info"]
+GIT_TOOLS = ["git_status", "git_diff", "git_log", "git_show"]
+PLAIN_TOOLS = FILE_TOOLS + GIT_TOOLS
+"""What the bundled manifests offer with no config: the read-only file and git tools."""
 
 
 @pytest.fixture(scope="module")
@@ -73,7 +76,7 @@ def test_a_question_is_answered_and_each_call_is_shown_as_it_happens(chat, model
     assert first.path == ("/v1/responses" if api == "responses" else "/v1/chat/completions")
     tools = first.body["tools"]
     names = [t["name"] if api == "responses" else t["function"]["name"] for t in tools]
-    assert names == FILE_TOOLS
+    assert names == PLAIN_TOOLS
     if api == "responses":
         [output] = [i for i in second.body["input"] if i.get("type") == "function_call_output"]
         assert output["call_id"] == "c1"

@@ -234,3 +234,30 @@ def test_a_pack_referenced_without_its_config_refuses_in_the_handler(project: Pa
         assert outcome.error.kind == "not_enabled", outcome.text
     assert not (project / "x.txt").exists()
     assert _git(project, "log", "--format=%s") == "First version\n"
+
+
+async def test_the_time_pack_attaches_the_reference_server_and_reshapes_its_tools(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """time.yaml's worked example of `mcp_servers` and `use:`: a fixed argument, a default, and
+    renamed ones reach the real server (installed with the test dependencies)."""
+    from tooldeck.mcp import attach_servers
+
+    monkeypatch.setenv("PATH", _env(project)["PATH"])  # where pip put mcp-server-time
+    config = {"tooldeck": {"time": {"enabled": True}}}
+    registry, result = load_manifests([bundled_manifests()], project_dir=project, config=config)
+    assert result.diagnostics == []
+    async with attach_servers(registry):
+        utc = await registry.acall("utc_now", {})
+        assert utc.ok, utc.text
+        assert json.loads(utc.text)["timezone"] == "UTC"
+        refused = await registry.acall("utc_now", {"timezone": "Asia/Tokyo"})
+        assert refused.error is not None
+        assert refused.error.kind == "invalid_arguments"
+        here = await registry.acall("current_time", {})
+        assert json.loads(here.text)["timezone"] == "UTC"  # the manifest's default
+        converted = await registry.acall(
+            "convert_time", {"from_timezone": "UTC", "to_timezone": "Asia/Tokyo", "time": "12:00"}
+        )
+        assert converted.ok, converted.text
+        assert json.loads(converted.text)["target"]["datetime"].endswith("T21:00:00+09:00")
