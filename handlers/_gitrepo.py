@@ -27,6 +27,7 @@ fixed values: no prompt (``GIT_TERMINAL_PROMPT=0``), no pager or editor, literal
 """
 
 import os
+import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -272,21 +273,52 @@ def _locate(repo: Repo) -> None:
             message = _OUTSIDE.format(where=repr(repo.folder.rel), what=name)
             raise ToolFailed(message, kind="not_permitted")
     repo.toplevel = os.path.realpath(lines[0])
-    objects = os.path.join(os.path.realpath(lines[2]), "objects")
-    for alternate in _alternates(objects):
-        if not _is_within(os.path.realpath(os.path.join(objects, alternate)), repo.root):
-            message = _OUTSIDE.format(where=repr(repo.folder.rel), what="its object alternates")
-            raise ToolFailed(message, kind="not_permitted")
+    _check_alternates(repo, os.path.join(os.path.realpath(lines[2]), "objects"))
 
 
-def _alternates(objects: str) -> list[str]:
+_MAX_ALTERNATES = 100
+"""Object folders followed through alternates at most (git itself stops nesting at depth 5)."""
+
+
+def _check_alternates(repo: Repo, objects: str) -> None:
+    """Refuse object alternates outside the project, following them as git does: an alternate's
+    own ``info/alternates`` is read too, so an inside folder cannot chain to an outside one."""
+    pending, seen = [objects], set()
+    while pending:
+        folder = pending.pop()
+        if folder in seen:
+            continue
+        seen.add(folder)
+        for alternate in _alternates(repo, folder):
+            target = os.path.realpath(os.path.join(folder, alternate))
+            if not _is_within(target, repo.root) or len(seen) > _MAX_ALTERNATES:
+                what = "its object alternates"
+                message = _OUTSIDE.format(where=repr(repo.folder.rel), what=what)
+                raise ToolFailed(message, kind="not_permitted")
+            pending.append(target)
+
+
+def _alternates(repo: Repo, objects: str) -> list[str]:
     """The object folders listed in ``objects/info/alternates``: git reads objects from them,
-    so one outside the project would let the tools show another repository's contents."""
+    so one outside the project would let the tools show another repository's contents.
+
+    Opened without blocking and read only when it is a regular file: a FIFO there would
+    otherwise hang the call for good (and git itself on it), so it is refused.
+    """
+    path = os.path.join(objects, "info", "alternates")
     try:
-        with open(os.path.join(objects, "info", "alternates"), "rb") as f:
-            text = f.read(64 * 1024).decode("utf-8", errors="replace")
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
     except OSError:
         return []
+    with os.fdopen(fd, "rb") as f:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise ToolFailed(
+                f"the repository at {repo.folder.rel!r} has a special file (not a regular file) "
+                "as objects/info/alternates, on which git would hang; the git tools refuse to "
+                "run in it: use the file tools instead",
+                kind="not_permitted",
+            )
+        text = f.read(64 * 1024).decode("utf-8", errors="replace")
     lines = (line.strip() for line in text.splitlines())
     return [line.strip('"') for line in lines if line and not line.startswith("#")]
 

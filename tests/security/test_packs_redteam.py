@@ -1,0 +1,111 @@
+"""Attacks on the built-in tool packs that once worked, and guarantees no other test pins down.
+
+Each attack is played by a hostile project (files, symlinks and FIFOs inside its ``.git``), a
+hostile server (HTTP answers) or a hostile model (arguments). A call that could hang runs in a
+daemon thread joined with a bound, so a regression fails the test instead of hanging the suite.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.packs import ctx
+from tooldeck import ToolFailed
+from tooldeck.handlers.git import git_show, git_status
+
+pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX only")
+
+
+def git(cwd: Path, *args: str) -> str:
+    done = subprocess.run(
+        ["git", *args], cwd=cwd, capture_output=True, text=True, check=True, timeout=30
+    )
+    return done.stdout
+
+
+def bounded(call: Callable[[], Any], seconds: float = 10.0) -> Any:
+    """The call's result or ToolFailed; fails the test (instead of hanging) if it never returns."""
+    outcome: list[Any] = []
+
+    def run() -> None:
+        try:
+            outcome.append(call())
+        except BaseException as exc:  # handed back to the test
+            outcome.append(exc)
+
+    worker = threading.Thread(target=run, daemon=True)
+    worker.start()
+    worker.join(seconds)
+    assert outcome, f"the call did not return within {seconds} s"
+    return outcome[0]
+
+
+def refused(call: Callable[[], Any], kind: str) -> ToolFailed:
+    result = bounded(call)
+    assert isinstance(result, ToolFailed), result
+    assert result.kind == kind, result.message
+    return result
+
+
+@pytest.fixture(autouse=True)
+def git_identity(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home))
+    for role in ("AUTHOR", "COMMITTER"):
+        monkeypatch.setenv(f"GIT_{role}_NAME", "Test Person")
+        monkeypatch.setenv(f"GIT_{role}_EMAIL", "test@example.com")
+
+
+def make_repo(root: Path) -> Path:
+    root.mkdir(parents=True)
+    git(root, "init", "-q", "-b", "main")
+    (root / "a.txt").write_text("one\n")
+    git(root, "add", ".")
+    git(root, "commit", "-q", "-m", "first")
+    return root
+
+
+@pytest.fixture
+def victim(tmp_path: Path) -> Path:
+    """A private repository outside the project, with a branch the project knows the name of."""
+    repo = make_repo(tmp_path / "victim")
+    git(repo, "checkout", "-q", "-b", "secret")
+    (repo / "s.txt").write_text("TOPSECRET\n")
+    git(repo, "add", ".")
+    git(repo, "commit", "-q", "-m", "secret commit")
+    return repo
+
+
+# --- git: a hostile .git folder ---------------------------------------------------------------
+
+
+def test_a_fifo_as_object_alternates_does_not_hang(tmp_path: Path) -> None:
+    project = make_repo(tmp_path / "project")
+    os.mkfifo(project / ".git" / "objects" / "info" / "alternates")
+    refused(lambda: git_status(project_dir=project, context=ctx({})), "not_permitted")
+
+
+def test_nested_object_alternates_outside_are_refused(tmp_path: Path, victim: Path) -> None:
+    """The repository's alternate is inside the project, but that one's alternate is not."""
+    project = make_repo(tmp_path / "project")
+    inner = tmp_path / "project" / "inner"
+    inner.mkdir()
+    git(inner, "init", "-q")
+    (inner / ".git" / "objects" / "info" / "alternates").write_text(
+        f"{victim / '.git' / 'objects'}\n"
+    )
+    (project / ".git" / "objects" / "info" / "alternates").write_text(
+        f"{inner / '.git' / 'objects'}\n"
+    )
+    secret = git(victim, "rev-parse", "secret:s.txt").strip()
+    refused(lambda: git_show(ref=secret, project_dir=project, context=ctx({})), "not_permitted")
