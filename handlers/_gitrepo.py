@@ -8,7 +8,9 @@ climbs above the project (a project that is a plain sub-folder of someone else's
 repository). Then ``git rev-parse --show-toplevel --git-dir --git-common-dir`` (absolute paths)
 must all be inside the project: a ``.git`` *file* pointing elsewhere, or ``core.worktree`` moving
 the work tree out, is refused, and so are object alternates (``objects/info/alternates``) outside
-the project, through which git would show another repository's contents.
+the project, through which git would show another repository's contents, and any symlink in the
+git directory that leads outside (``objects``, ``refs`` or ``logs`` linked elsewhere would let git
+read another repository, or append a commit's reflog line to a file outside the project).
 
 **A hostile repository cannot make git run a program.** A repository's own config
 (``.git/config``, ``config.worktree``) can name programs that git runs while it works (a filter's
@@ -27,6 +29,7 @@ fixed values: no prompt (``GIT_TERMINAL_PROMPT=0``), no pager or editor, literal
 """
 
 import os
+import re
 import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -273,7 +276,53 @@ def _locate(repo: Repo) -> None:
             message = _OUTSIDE.format(where=repr(repo.folder.rel), what=name)
             raise ToolFailed(message, kind="not_permitted")
     repo.toplevel = os.path.realpath(lines[0])
-    _check_alternates(repo, os.path.join(os.path.realpath(lines[2]), "objects"))
+    common = os.path.realpath(lines[2])
+    for folder in dict.fromkeys((common, os.path.realpath(lines[1]))):
+        _check_links(repo, folder)
+    _check_alternates(repo, os.path.join(common, "objects"))
+
+
+MAX_GIT_ENTRIES = 200_000
+"""Entries of a git directory looked at for links, at most (loose objects are not counted)."""
+_LOOSE = re.compile(r"^[0-9a-f]{2}$")
+
+
+def _check_links(repo: Repo, git_dir: str) -> None:
+    """Refuse a git directory holding a symlink that leads outside the project.
+
+    Git follows links inside its own directory: ``objects`` and ``refs`` linked to another
+    repository's would let the tools show that repository, and a linked ``logs`` folder makes a
+    commit append its reflog line (with the model's message) to a file outside the project.
+    Git never makes such links itself. The folders of loose objects (``objects/ab``) are checked
+    but not entered: git only reads their files, by a hash it already knows.
+    """
+    objects = os.path.join(git_dir, "objects")
+    pending, count = [git_dir], 0
+    while pending:
+        folder = pending.pop()
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        count += len(entries)
+        if count > MAX_GIT_ENTRIES:
+            raise ToolFailed(
+                f"the git directory of the repository at {repo.folder.rel!r} holds more than "
+                f"{MAX_GIT_ENTRIES:,} entries besides loose objects, too many to check; the git "
+                "tools refuse to run in it (git gc may pack it)",
+                kind="not_permitted",
+            )
+        for entry in entries:
+            if entry.is_symlink():
+                if not _is_within(os.path.realpath(entry.path), repo.root):
+                    inside = os.path.relpath(entry.path, repo.root)
+                    what = f"{inside} is a link to {os.path.realpath(entry.path)}"
+                    message = _OUTSIDE.format(where=repr(repo.folder.rel), what=what)
+                    raise ToolFailed(message, kind="not_permitted")
+            elif entry.is_dir(follow_symlinks=False) and not (
+                folder == objects and _LOOSE.match(entry.name)
+            ):
+                pending.append(entry.path)
 
 
 _MAX_ALTERNATES = 100

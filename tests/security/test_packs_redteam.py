@@ -8,6 +8,7 @@ daemon thread joined with a bound, so a regression fails the test instead of han
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import threading
@@ -19,9 +20,11 @@ import pytest
 
 from tests.packs import ctx
 from tooldeck import ToolFailed
-from tooldeck.handlers.git import git_show, git_status
+from tooldeck.handlers.git import git_commit, git_log, git_show, git_status
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX only")
+
+COMMIT_ON = {"tooldeck": {"git": {"commit": True, "timeout": 5}}}
 
 
 def git(cwd: Path, *args: str) -> str:
@@ -109,3 +112,44 @@ def test_nested_object_alternates_outside_are_refused(tmp_path: Path, victim: Pa
     )
     secret = git(victim, "rev-parse", "secret:s.txt").strip()
     refused(lambda: git_show(ref=secret, project_dir=project, context=ctx({})), "not_permitted")
+
+
+def test_git_folders_linked_outside_are_not_read(tmp_path: Path, victim: Path) -> None:
+    """``.git/objects`` and ``.git/refs`` as symlinks to another repository's: git would show it."""
+    project = make_repo(tmp_path / "project")
+    for name in ("objects", "refs"):
+        shutil.rmtree(project / ".git" / name)
+        (project / ".git" / name).symlink_to(victim / ".git" / name)
+    assert "TOPSECRET" in git(project, "show", "secret:s.txt")  # plain git reads it
+    for call in (
+        lambda: git_show(ref="secret:s.txt", project_dir=project, context=ctx({})),
+        lambda: git_log(ref="secret", project_dir=project, context=ctx({})),
+    ):
+        refused(call, "not_permitted")
+
+
+def test_a_commit_never_writes_through_a_link_in_git(tmp_path: Path) -> None:
+    """``.git/logs`` linked outside: git would append the reflog line (with the model's message)
+    to a file outside the project, e.g. a shell start-up file."""
+    project = make_repo(tmp_path / "project")
+    sink = tmp_path / "sink"
+    sink.mkdir()
+    shutil.rmtree(project / ".git" / "logs")
+    (project / ".git" / "logs").symlink_to(sink)
+    (project / "a.txt").write_text("two\n")
+    refused(
+        lambda: git_commit(
+            "x; touch /tmp/p", all=True, project_dir=project, context=ctx(COMMIT_ON)
+        ),
+        "not_permitted",
+    )
+    assert list(sink.iterdir()) == []
+
+
+def test_links_inside_the_project_are_fine(tmp_path: Path) -> None:
+    project = make_repo(tmp_path / "project")
+    shutil.move(project / ".git" / "logs", project / "logs-elsewhere")
+    (project / ".git" / "logs").symlink_to(project / "logs-elsewhere")
+    (project / "a.txt").write_text("two\n")
+    done = git_commit("second", all=True, project_dir=project, context=ctx(COMMIT_ON))
+    assert len(done["commit"]) == 40
