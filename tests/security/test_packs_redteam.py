@@ -7,12 +7,15 @@ daemon thread joined with a bound, so a regression fails the test instead of han
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
+import socket
 import subprocess
 import sys
 import threading
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +24,7 @@ import pytest
 from tests.packs import ctx
 from tooldeck import ToolFailed
 from tooldeck.handlers.git import git_commit, git_log, git_show, git_status
+from tooldeck.handlers.http import http_get
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX only")
 
@@ -153,3 +157,74 @@ def test_links_inside_the_project_are_fine(tmp_path: Path) -> None:
     (project / "a.txt").write_text("two\n")
     done = git_commit("second", all=True, project_dir=project, context=ctx(COMMIT_ON))
     assert len(done["commit"]) == 40
+
+
+# --- http: a hostile server ---------------------------------------------------------------------
+
+
+class RawServer:
+    """A loopback server that answers each connection with ``script(sock)`` (after reading the
+    request head), until the test ends; the script stops when the client hangs up."""
+
+    def __init__(self, script: Callable[[socket.socket], None]) -> None:
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.port = self.listener.getsockname()[1]
+        self.script = script
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                conn, _ = self.listener.accept()
+            except OSError:
+                return
+            threading.Thread(target=self._one, args=(conn,), daemon=True).start()
+
+    def _one(self, conn: socket.socket) -> None:
+        with conn, contextlib.suppress(OSError):
+            head = b""
+            while b"\r\n\r\n" not in head:
+                data = conn.recv(4096)
+                if not data:
+                    return
+                head += data
+            self.script(conn)
+
+    def close(self) -> None:
+        self.listener.close()
+
+
+@pytest.fixture
+def raw_server() -> Iterator[Callable[[Callable[[socket.socket], None]], RawServer]]:
+    servers: list[RawServer] = []
+
+    def start(script: Callable[[socket.socket], None]) -> RawServer:
+        servers.append(RawServer(script))
+        return servers[-1]
+
+    yield start
+    for server in servers:
+        server.close()
+
+
+def http_on(port: int, timeout: float = 0.5) -> Any:
+    allow = {"allow_hosts": ["127.0.0.1"], "allow_private": True, "timeout": timeout}
+    return ctx({"tooldeck": {"http": allow}})
+
+
+def endless_empty_deflate_blocks(conn: socket.socket) -> None:
+    """A deflate body of empty stored blocks, chunk after chunk: it never inflates to a byte."""
+    conn.sendall(
+        b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Encoding: deflate\r\n"
+        b"Transfer-Encoding: chunked\r\n\r\n"
+    )
+    blocks = b"\x00\x00\x00\xff\xff" * 200  # BFINAL=0, stored, LEN=0, NLEN=0xffff
+    while True:
+        conn.sendall(b"%x\r\n%s\r\n" % (len(blocks), blocks))
+        time.sleep(0.01)
+
+
+def test_a_compressed_body_that_never_inflates_ends_at_the_deadline(raw_server: Any) -> None:
+    server = raw_server(endless_empty_deflate_blocks)
+    call = lambda: http_get(f"http://127.0.0.1:{server.port}/", context=http_on(server.port))  # noqa: E731
+    refused(call, "timeout")
