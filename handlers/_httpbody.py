@@ -154,6 +154,7 @@ def _read(
             data += piece[:room]
             return bytes(data), True
         data += piece
+    check_time()  # a body ended by the connection's close may have been cut at the deadline
     return bytes(data), False
 
 

@@ -228,3 +228,29 @@ def test_a_compressed_body_that_never_inflates_ends_at_the_deadline(raw_server: 
     server = raw_server(endless_empty_deflate_blocks)
     call = lambda: http_get(f"http://127.0.0.1:{server.port}/", context=http_on(server.port))  # noqa: E731
     refused(call, "timeout")
+
+
+def headers_forever(conn: socket.socket) -> None:
+    """A status line, then one header line every 50 ms: every read succeeds, none ends."""
+    conn.sendall(b"HTTP/1.1 200 OK\r\n")
+    while True:
+        conn.sendall(b"X-Wait: a\r\n")
+        time.sleep(0.05)
+
+
+def body_forever(conn: socket.socket) -> None:
+    """A body ended by closing the connection, one byte every 50 ms."""
+    conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nConnection: close\r\n\r\n")
+    while True:
+        conn.sendall(b"a")
+        time.sleep(0.05)
+
+
+@pytest.mark.parametrize("script", [headers_forever, body_forever])
+def test_a_slow_drip_ends_at_the_deadline(raw_server: Any, script: Any) -> None:
+    server = raw_server(script)
+    failure = refused(
+        lambda: http_get(f"http://127.0.0.1:{server.port}/", context=http_on(server.port)),
+        "timeout",
+    )
+    assert "0.5 s" in failure.message
