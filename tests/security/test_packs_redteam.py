@@ -23,7 +23,7 @@ import pytest
 
 from tests.packs import ctx
 from tooldeck import ToolFailed
-from tooldeck.handlers.git import git_commit, git_log, git_show, git_status
+from tooldeck.handlers.git import git_commit, git_diff, git_log, git_show, git_status
 from tooldeck.handlers.http import http_get
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX only")
@@ -157,6 +157,38 @@ def test_links_inside_the_project_are_fine(tmp_path: Path) -> None:
     (project / "a.txt").write_text("two\n")
     done = git_commit("second", all=True, project_dir=project, context=ctx(COMMIT_ON))
     assert len(done["commit"]) == 40
+
+
+def test_a_submodule_config_never_runs_a_program(tmp_path: Path) -> None:
+    """A submodule's own config is never vetted: its clean filter ran on git_status, since
+    ``.gitmodules`` (ignore = none) overrode ``-c diff.ignoreSubmodules=all``."""
+    project = make_repo(tmp_path / "project")
+    sub = make_repo(project / "sub")
+    git(project, "add", "sub")
+    (project / ".gitmodules").write_text('[submodule "sub"]\n\tpath = sub\n\tignore = none\n')
+    git(project, "add", ".gitmodules")
+    git(project, "commit", "-q", "-m", "with a submodule")
+    git(project, "config", "submodule.sub.ignore", "none")
+    marker = tmp_path / "ran"
+    git(sub, "config", "filter.evil.clean", f"sh -c 'touch {marker}; cat'")
+    (sub / ".gitattributes").write_text("* filter=evil\n")
+    (sub / "a.txt").write_text("two\n")
+    (project / "a.txt").write_text("two\n")
+    git(project, "status")  # plain git runs it
+    assert marker.exists()
+    marker.unlink()
+    calls = {
+        "status": lambda: git_status(project_dir=project, context=ctx({})),
+        "diff": lambda: git_diff(project_dir=project, context=ctx({})),
+        "diff-head": lambda: git_diff(ref="HEAD", project_dir=project, context=ctx({})),
+        "commit-a": lambda: git_commit("c", all=True, project_dir=project, context=ctx(COMMIT_ON)),
+        "commit-sub": lambda: git_commit(
+            "c", paths=["sub"], project_dir=project, context=ctx(COMMIT_ON)
+        ),
+    }
+    for name, call in calls.items():
+        bounded(call)
+        assert not marker.exists(), f"git_{name} ran the submodule's filter"
 
 
 # --- http: a hostile server ---------------------------------------------------------------------
