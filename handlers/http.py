@@ -285,7 +285,8 @@ def _redirected(hop: _Hop, status: int, location: str, origin: _Origin, settings
         target, host = _check_url(joined, settings)
     except ToolFailed as exc:
         raise ToolFailed(
-            f"the server at {hop.host} redirected to {joined}: {exc.message}", kind=exc.kind
+            f"the server at {hop.host} redirected to {_shown(str(joined))}: {exc.message}",
+            kind=exc.kind,
         ) from None
     method, body, headers = hop.method, hop.body, dict(hop.headers)
     if (status == 303 and method != "HEAD") or (status in (301, 302) and method == "POST"):
@@ -295,6 +296,11 @@ def _redirected(hop: _Hop, status: int, location: str, origin: _Origin, settings
     if not credentials:
         headers = {k: v for k, v in headers.items() if k.lower() not in CREDENTIAL_HEADERS}
     return _Hop(method, target, host, body, headers, credentials)
+
+
+def _shown(url: str, limit: int = 300) -> str:
+    """A URL from the server, cut for a message (a Location header can be tens of kilobytes)."""
+    return url if len(url) <= limit else f"{url[:limit]}... ({len(url):,} characters)"
 
 
 def _same_origin(first: _Origin, then: _Origin) -> bool:

@@ -286,3 +286,16 @@ def test_a_slow_drip_ends_at_the_deadline(raw_server: Any, script: Any) -> None:
         "timeout",
     )
     assert "0.5 s" in failure.message
+
+
+def test_a_huge_location_is_not_repeated_to_the_model(raw_server: Any) -> None:
+    def huge_location(conn: socket.socket) -> None:
+        target = b"http://127.0.0.1/" + b"a" * 60_000
+        conn.sendall(
+            b"HTTP/1.1 302 Found\r\nLocation: " + target + b"\r\nContent-Length: 0\r\n\r\n"
+        )
+
+    server = raw_server(huge_location)
+    call = lambda: http_get(f"http://127.0.0.1:{server.port}/", context=http_on(server.port))  # noqa: E731
+    failure = refused(call, "invalid_arguments")
+    assert len(failure.message) < 1000
