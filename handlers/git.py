@@ -113,9 +113,9 @@ def git_diff(
         paths: Only these files or folders, relative to the project directory.
     """
     revision = [] if ref is None else ["--end-of-options", check_ref(ref)]
+    cached = ["--cached"] if _flag(staged, "staged") else []
     with open_repo(project_dir, context, repo, read_only=True) as git:
         specs = git.pathspecs(paths)
-        cached = ["--cached"] if staged else []
         done = git.run("diff", *_DIFF, "--stat", "--patch", *cached, *revision, "--", *specs)
     return _text(done.stdout, done.stdout_omitted)
 
@@ -231,6 +231,13 @@ def _commit_enabled(context: object) -> None:
     )
 
 
+def _flag(value: object, name: str) -> bool:
+    """A true/false argument, never coerced (the text "false" is not true)."""
+    if not isinstance(value, bool):
+        raise ToolFailed(f"{name} must be true or false, got {value!r}", kind="invalid_arguments")
+    return value
+
+
 def _nothing_to_commit(rel: str) -> ToolFailed:
     return ToolFailed(
         f"nothing to commit in the repository at {rel!r}: no change is staged; pass the changed "
@@ -281,6 +288,7 @@ def git_commit(
         repo: A folder of the repository, relative to the project directory.
     """
     _commit_enabled(context)
+    _flag(all, "all")
     if not isinstance(message, str) or not message.strip() or "\0" in message:
         raise ToolFailed("message must be a non-empty text without NUL", kind="invalid_arguments")
     with open_repo(project_dir, context, repo, read_only=False) as git:

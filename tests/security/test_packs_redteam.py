@@ -23,12 +23,14 @@ import pytest
 
 from tests.packs import ctx
 from tooldeck import ToolFailed
+from tooldeck.handlers.commands import run_command
 from tooldeck.handlers.git import git_commit, git_diff, git_log, git_show, git_status
 from tooldeck.handlers.http import http_get
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX only")
 
 COMMIT_ON = {"tooldeck": {"git": {"commit": True, "timeout": 5}}}
+RUN = ctx({"tooldeck": {"commands": {"allow": ["true"], "timeout": 5}}})
 
 
 def git(cwd: Path, *args: str) -> str:
@@ -299,3 +301,34 @@ def test_a_huge_location_is_not_repeated_to_the_model(raw_server: Any) -> None:
     call = lambda: http_get(f"http://127.0.0.1:{server.port}/", context=http_on(server.port))  # noqa: E731
     failure = refused(call, "invalid_arguments")
     assert len(failure.message) < 1000
+
+
+# --- a hostile model: arguments of the wrong type (a team manifest may declare them loosely) -----
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        pytest.param(
+            lambda p: run_command("true", "-c", project_dir=p, context=RUN), id="args-str"
+        ),
+        pytest.param(
+            lambda p: run_command("true", {"-c": 1}, project_dir=p, context=RUN), id="args-dict"
+        ),
+        pytest.param(
+            lambda p: git_commit("m", all="false", project_dir=p, context=ctx(COMMIT_ON)),
+            id="commit-all-str",
+        ),
+        pytest.param(
+            lambda p: git_diff(staged="no", project_dir=p, context=ctx({})), id="diff-staged-str"
+        ),
+    ],
+)
+def test_arguments_are_never_coerced(tmp_path: Path, call: Callable[[Path], Any]) -> None:
+    """A string for a list was split into characters, a dict became its keys, and the string
+    "false" counted as true: a wrong type is now refused, never reinterpreted."""
+    project = make_repo(tmp_path / "project")
+    (project / "a.txt").write_text("two\n")
+    failure = refused(lambda: call(project), "invalid_arguments")
+    assert git(project, "log", "--format=%s") == "first\n"
+    assert "must be" in failure.message
