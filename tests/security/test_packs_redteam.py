@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 
 from tests.packs import ctx
-from tooldeck import ToolFailed
+from tooldeck import ToolFailed, ToolRegistry, load_manifests
 from tooldeck.handlers.commands import run_command
 from tooldeck.handlers.git import git_commit, git_diff, git_log, git_show, git_status
 from tooldeck.handlers.http import http_get
@@ -332,3 +332,45 @@ def test_arguments_are_never_coerced(tmp_path: Path, call: Callable[[Path], Any]
     failure = refused(lambda: call(project), "invalid_arguments")
     assert git(project, "log", "--format=%s") == "first\n"
     assert "must be" in failure.message
+
+
+@pytest.mark.parametrize(
+    ("handler", "params", "args"),
+    [
+        (
+            "commands:run_command",
+            "{name: command, type: string}",
+            {"command": "true"},
+        ),
+        ("http:http_get", "{name: url, type: string}", {"url": "http://127.0.0.1:9/"}),
+        ("git:git_commit", "{name: message, type: string}", {"message": "m", "all": True}),
+    ],
+)
+def test_a_context_sent_by_the_model_never_enables_a_pack(
+    tmp_path: Path, handler: str, params: str, args: dict[str, Any]
+) -> None:
+    """A team manifest that declares ``context`` for the model: the model's object arrives as
+    data, never as the engine's ToolContext, so its config turns nothing on."""
+    enabled = {
+        "tooldeck": {
+            "commands": {"allow": ["true"]},
+            "http": {"allow_hosts": ["127.0.0.1"], "allow_private": True},
+            "git": {"commit": True},
+        }
+    }
+    manifest = tmp_path / "careless.yaml"
+    extra = "      - {name: all, type: boolean}\n" if "all" in args else ""
+    manifest.write_text(
+        f"version: 1\nbundle: careless\ntools:\n  - name: tool\n"
+        f"    handler: tooldeck.handlers.{handler}\n    side_effects: true\n"
+        f"    params:\n      - {params}\n{extra}      - {{name: context, type: object}}\n"
+    )
+    project = make_repo(tmp_path / "project")
+    (project / "a.txt").write_text("two\n")
+    tools = ToolRegistry(project_dir=project, config={}, allow_side_effects=True)
+    load_manifests([manifest], registry=tools)
+    sent = {"config": enabled, "tool_name": "tool", "call_id": "1", **enabled}
+    result = tools.call("tool", {**args, "context": sent})
+    assert result.error is not None
+    assert result.error.kind == "not_enabled", result.text
+    assert git(project, "log", "--format=%s") == "first\n"
