@@ -372,8 +372,21 @@ def _alternates(repo: Repo, objects: str) -> list[str]:
     return [line.strip('"') for line in lines if line and not line.startswith("#")]
 
 
-def _vet_config(repo: Repo) -> None:
-    """Refuse a repository whose own config names a program or moves the work tree."""
+_SIGNING = frozenset({"commit.gpgsign", "tag.gpgsign", "user.signingkey"})
+"""Keys with which a repository's own config would have a commit signed, and choose the key: the
+user's key (an ssh private key file outside the project, the default gpg key) would sign what the
+model wrote. Refused for committing only (reading never signs); the ``gpg`` section is refused
+too. Signing set up in the user's global config is the operator's and still happens."""
+
+
+def _signing_key(key: str) -> bool:
+    key = key.lower()
+    return key in _SIGNING or key.startswith("gpg.")
+
+
+def _vet_config(repo: Repo, *, read_only: bool) -> None:
+    """Refuse a repository whose own config names a program or moves the work tree, or, for a
+    commit, turns signing on or chooses the signing key (:data:`_SIGNING`)."""
     done = repo.run("config", "--list", "--show-scope", "--no-includes", "-z", cap=1024 * 1024)
     if done.truncated:
         raise ToolFailed("this repository's config is over 1 MiB; not used", kind="not_permitted")
@@ -387,6 +400,14 @@ def _vet_config(repo: Repo) -> None:
                 f"this repository's own config sets {key!r}, which can make git run a program "
                 "or work outside the repository, so the git tools refuse to run in it; ask the "
                 f"user to check it and remove it if unwanted (git config --unset {key})",
+                kind="not_permitted",
+            )
+        if not read_only and _signing_key(key):
+            raise ToolFailed(
+                f"this repository's own config sets {key!r}, which would have git sign the commit "
+                "with a key the repository chooses (the user's own key), so git_commit refuses "
+                "to commit in it; ask the user to commit, or to remove it if unwanted (git config "
+                f"--unset {key})",
                 kind="not_permitted",
             )
 
@@ -410,5 +431,5 @@ def open_repo(project_dir: Path, context: object, repo: str, *, read_only: bool)
             )
         vetted = Repo(git, folder, root, folder.real, env, timeout, cap)
         _locate(vetted)
-        _vet_config(vetted)
+        _vet_config(vetted, read_only=read_only)
         yield vetted

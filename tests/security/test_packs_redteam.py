@@ -193,6 +193,35 @@ def test_a_submodule_config_never_runs_a_program(tmp_path: Path) -> None:
         assert not marker.exists(), f"git_{name} ran the submodule's filter"
 
 
+@pytest.mark.skipif(shutil.which("ssh-keygen") is None, reason="needs ssh-keygen")
+@pytest.mark.parametrize(
+    "settings",
+    [
+        {"commit.gpgsign": "true", "gpg.format": "ssh", "user.signingkey": "KEY"},
+        {"commit.gpgSign": "true"},
+    ],
+    ids=["ssh-key-outside", "gpg-default-key"],
+)
+def test_a_repository_cannot_have_commits_signed_with_the_users_key(
+    tmp_path: Path, settings: dict[str, str]
+) -> None:
+    """The repository's own config turned signing on and chose the key (a private key file
+    outside the project): git_commit had ssh-keygen sign the model's commit with it."""
+    key = tmp_path / "home" / "id_ed25519"
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(key)], check=True)
+    project = make_repo(tmp_path / "project")
+    for name, value in settings.items():
+        git(project, "config", name, str(key) if value == "KEY" else value)
+    (project / "a.txt").write_text("two\n")
+    failure = refused(
+        lambda: git_commit("m", all=True, project_dir=project, context=ctx(COMMIT_ON)),
+        "not_permitted",
+    )
+    assert "sign" in failure.message
+    assert git(project, "log", "--format=%s") == "first\n"
+    assert git_status(project_dir=project, context=ctx({}))["clean"] is False  # reading is fine
+
+
 # --- http: a hostile server ---------------------------------------------------------------------
 
 
