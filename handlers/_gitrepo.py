@@ -8,7 +8,9 @@ climbs above the project (a project that is a plain sub-folder of someone else's
 repository). Then ``git rev-parse --show-toplevel --git-dir --git-common-dir`` (absolute paths)
 must all be inside the project: a ``.git`` *file* pointing elsewhere, or ``core.worktree`` moving
 the work tree out, is refused, and so are object alternates (``objects/info/alternates``) outside
-the project, through which git would show another repository's contents.
+the project, through which git would show another repository's contents, and any symlink in the
+git directory that leads outside (``objects``, ``refs`` or ``logs`` linked elsewhere would let git
+read another repository, or append a commit's reflog line to a file outside the project).
 
 **A hostile repository cannot make git run a program.** A repository's own config
 (``.git/config``, ``config.worktree``) can name programs that git runs while it works (a filter's
@@ -27,6 +29,8 @@ fixed values: no prompt (``GIT_TERMINAL_PROMPT=0``), no pager or editor, literal
 """
 
 import os
+import re
+import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -272,27 +276,117 @@ def _locate(repo: Repo) -> None:
             message = _OUTSIDE.format(where=repr(repo.folder.rel), what=name)
             raise ToolFailed(message, kind="not_permitted")
     repo.toplevel = os.path.realpath(lines[0])
-    objects = os.path.join(os.path.realpath(lines[2]), "objects")
-    for alternate in _alternates(objects):
-        if not _is_within(os.path.realpath(os.path.join(objects, alternate)), repo.root):
-            message = _OUTSIDE.format(where=repr(repo.folder.rel), what="its object alternates")
-            raise ToolFailed(message, kind="not_permitted")
+    common = os.path.realpath(lines[2])
+    for folder in dict.fromkeys((common, os.path.realpath(lines[1]))):
+        _check_links(repo, folder)
+    _check_alternates(repo, os.path.join(common, "objects"))
 
 
-def _alternates(objects: str) -> list[str]:
+MAX_GIT_ENTRIES = 200_000
+"""Entries of a git directory looked at for links, at most (loose objects are not counted)."""
+_LOOSE = re.compile(r"^[0-9a-f]{2}$")
+
+
+def _check_links(repo: Repo, git_dir: str) -> None:
+    """Refuse a git directory holding a symlink that leads outside the project.
+
+    Git follows links inside its own directory: ``objects`` and ``refs`` linked to another
+    repository's would let the tools show that repository, and a linked ``logs`` folder makes a
+    commit append its reflog line (with the model's message) to a file outside the project.
+    Git never makes such links itself. The folders of loose objects (``objects/ab``) are checked
+    but not entered: git only reads their files, by a hash it already knows.
+    """
+    objects = os.path.join(git_dir, "objects")
+    pending, count = [git_dir], 0
+    while pending:
+        folder = pending.pop()
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        count += len(entries)
+        if count > MAX_GIT_ENTRIES:
+            raise ToolFailed(
+                f"the git directory of the repository at {repo.folder.rel!r} holds more than "
+                f"{MAX_GIT_ENTRIES:,} entries besides loose objects, too many to check; the git "
+                "tools refuse to run in it (git gc may pack it)",
+                kind="not_permitted",
+            )
+        for entry in entries:
+            if entry.is_symlink():
+                if not _is_within(os.path.realpath(entry.path), repo.root):
+                    inside = os.path.relpath(entry.path, repo.root)
+                    what = f"{inside} is a link to {os.path.realpath(entry.path)}"
+                    message = _OUTSIDE.format(where=repr(repo.folder.rel), what=what)
+                    raise ToolFailed(message, kind="not_permitted")
+            elif entry.is_dir(follow_symlinks=False) and not (
+                folder == objects and _LOOSE.match(entry.name)
+            ):
+                pending.append(entry.path)
+
+
+_MAX_ALTERNATES = 100
+"""Object folders followed through alternates at most (git itself stops nesting at depth 5)."""
+
+
+def _check_alternates(repo: Repo, objects: str) -> None:
+    """Refuse object alternates outside the project, following them as git does: an alternate's
+    own ``info/alternates`` is read too, so an inside folder cannot chain to an outside one."""
+    pending, seen = [objects], set()
+    while pending:
+        folder = pending.pop()
+        if folder in seen:
+            continue
+        seen.add(folder)
+        for alternate in _alternates(repo, folder):
+            target = os.path.realpath(os.path.join(folder, alternate))
+            if not _is_within(target, repo.root) or len(seen) > _MAX_ALTERNATES:
+                what = "its object alternates"
+                message = _OUTSIDE.format(where=repr(repo.folder.rel), what=what)
+                raise ToolFailed(message, kind="not_permitted")
+            pending.append(target)
+
+
+def _alternates(repo: Repo, objects: str) -> list[str]:
     """The object folders listed in ``objects/info/alternates``: git reads objects from them,
-    so one outside the project would let the tools show another repository's contents."""
+    so one outside the project would let the tools show another repository's contents.
+
+    Opened without blocking and read only when it is a regular file: a FIFO there would
+    otherwise hang the call for good (and git itself on it), so it is refused.
+    """
+    path = os.path.join(objects, "info", "alternates")
     try:
-        with open(os.path.join(objects, "info", "alternates"), "rb") as f:
-            text = f.read(64 * 1024).decode("utf-8", errors="replace")
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
     except OSError:
         return []
+    with os.fdopen(fd, "rb") as f:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise ToolFailed(
+                f"the repository at {repo.folder.rel!r} has a special file (not a regular file) "
+                "as objects/info/alternates, on which git would hang; the git tools refuse to "
+                "run in it: use the file tools instead",
+                kind="not_permitted",
+            )
+        text = f.read(64 * 1024).decode("utf-8", errors="replace")
     lines = (line.strip() for line in text.splitlines())
     return [line.strip('"') for line in lines if line and not line.startswith("#")]
 
 
-def _vet_config(repo: Repo) -> None:
-    """Refuse a repository whose own config names a program or moves the work tree."""
+_SIGNING = frozenset({"commit.gpgsign", "tag.gpgsign", "user.signingkey"})
+"""Keys with which a repository's own config would have a commit signed, and choose the key: the
+user's key (an ssh private key file outside the project, the default gpg key) would sign what the
+model wrote. Refused for committing only (reading never signs); the ``gpg`` section is refused
+too. Signing set up in the user's global config is the operator's and still happens."""
+
+
+def _signing_key(key: str) -> bool:
+    key = key.lower()
+    return key in _SIGNING or key.startswith("gpg.")
+
+
+def _vet_config(repo: Repo, *, read_only: bool) -> None:
+    """Refuse a repository whose own config names a program or moves the work tree, or, for a
+    commit, turns signing on or chooses the signing key (:data:`_SIGNING`)."""
     done = repo.run("config", "--list", "--show-scope", "--no-includes", "-z", cap=1024 * 1024)
     if done.truncated:
         raise ToolFailed("this repository's config is over 1 MiB; not used", kind="not_permitted")
@@ -306,6 +400,14 @@ def _vet_config(repo: Repo) -> None:
                 f"this repository's own config sets {key!r}, which can make git run a program "
                 "or work outside the repository, so the git tools refuse to run in it; ask the "
                 f"user to check it and remove it if unwanted (git config --unset {key})",
+                kind="not_permitted",
+            )
+        if not read_only and _signing_key(key):
+            raise ToolFailed(
+                f"this repository's own config sets {key!r}, which would have git sign the commit "
+                "with a key the repository chooses (the user's own key), so git_commit refuses "
+                "to commit in it; ask the user to commit, or to remove it if unwanted (git config "
+                f"--unset {key})",
                 kind="not_permitted",
             )
 
@@ -329,5 +431,5 @@ def open_repo(project_dir: Path, context: object, repo: str, *, read_only: bool)
             )
         vetted = Repo(git, folder, root, folder.real, env, timeout, cap)
         _locate(vetted)
-        _vet_config(vetted)
+        _vet_config(vetted, read_only=read_only)
         yield vetted

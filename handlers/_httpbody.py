@@ -140,16 +140,28 @@ def _describe(mime: str, response: httpx2.Response, encodings: list[str]) -> str
 def _read(
     response: httpx2.Response, encodings: list[str], cap: int, check_time: Callable[[], object]
 ) -> tuple[bytes, bool]:
-    """Up to ``cap`` decoded bytes, and whether more followed."""
+    """Up to ``cap`` decoded bytes, and whether more followed.
+
+    The deadline is checked for every piece *received*, not only for every piece inflated: a
+    compressed body can stream forever without inflating to a single byte (empty deflate
+    blocks), and would then never reach the cap.
+    """
     data = bytearray()
-    for piece in _decoded(response.iter_raw(), encodings):
+    for piece in _decoded(_timed(response.iter_raw(), check_time), encodings):
         check_time()
         room = cap - len(data)
         if len(piece) > room:
             data += piece[:room]
             return bytes(data), True
         data += piece
+    check_time()  # a body ended by the connection's close may have been cut at the deadline
     return bytes(data), False
+
+
+def _timed(chunks: Iterator[bytes], check_time: Callable[[], object]) -> Iterator[bytes]:
+    for chunk in chunks:
+        check_time()
+        yield chunk
 
 
 def _decoded(chunks: Iterator[bytes], encodings: list[str]) -> Iterator[bytes]:

@@ -129,11 +129,15 @@ def run_command(
         settings, "max_output_bytes", f"{_KEY}.max_output_bytes", DEFAULT_MAX_OUTPUT_BYTES
     )
     env = _process.base_environment(string_map(settings, "env", f"{_KEY}.env"))
-    args = list(args or [])
-    if not isinstance(command, str) or not all(isinstance(a, str) for a in args):
+    if (
+        not isinstance(command, str)
+        or not isinstance(args, list | None)
+        or not all(isinstance(a, str) for a in args or [])
+    ):  # never list() a string (its characters) or a mapping (its keys)
         raise ToolFailed(
             "command must be a string and args a list of strings", kind="invalid_arguments"
         )
+    args = list(args or [])
     argv = [_executable(command, allow, env), *args]
     with Project(project_dir) as project, _process.verified_folder(project, cwd) as folder:
         env["PWD"] = folder.real

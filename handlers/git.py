@@ -14,7 +14,9 @@ Every tool first vets the repository (:mod:`tooldeck.handlers._gitrepo`): it mus
 inside the project, and its own config must not name a program git would run. What the model
 sends never becomes an option: refs starting with '-' are refused and are put after
 ``--end-of-options``; paths are relative to the project, checked to stay inside it, and always
-come after ``--`` as literal pathspecs.
+come after ``--`` as literal pathspecs. Submodules are never looked into
+(``--ignore-submodules=all``) and never staged: git would run git inside them, with their own
+config, which is not vetted.
 """
 
 import re
@@ -29,9 +31,14 @@ from ._settings import MISSING, pack_settings
 __all__ = ["git_commit", "git_diff", "git_log", "git_show", "git_status"]
 
 MAX_STATUS_ENTRIES = 1000
-_DIFF = ("--no-color", "--no-ext-diff", "--no-textconv")
+_SUBMODULES = "--ignore-submodules=all"
+"""On the command line, since only that beats a ``submodule.<name>.ignore`` in ``.gitmodules`` or
+the repository's config: otherwise git looks inside a changed submodule by running git there, with
+the submodule's own config (never vetted), whose filters and other programs then run."""
+_DIFF = ("--no-color", "--no-ext-diff", "--no-textconv", _SUBMODULES)
 _HASH = re.compile(r"^[0-9a-f]{40}([0-9a-f]{24})?$")
 _PARSE_CAP = 4 * 1024 * 1024  # status and log output is parsed, then cut by entries
+_LISTING_CAP = 16 * 1024 * 1024
 
 
 def _text(done_text: str, omitted: int) -> dict[str, Any]:
@@ -51,7 +58,13 @@ def git_status(repo: str = ".", *, project_dir: Path, context: ToolContext) -> d
     """
     with open_repo(project_dir, context, repo, read_only=True) as git:
         done = git.run(
-            "status", "--porcelain=v1", "-z", "--branch", "--untracked-files=normal", cap=_PARSE_CAP
+            "status",
+            "--porcelain=v1",
+            "-z",
+            "--branch",
+            "--untracked-files=normal",
+            _SUBMODULES,
+            cap=_PARSE_CAP,
         )
     records = done.raw_stdout.decode("utf-8", errors="replace").split("\0")
     if done.truncated:
@@ -100,9 +113,9 @@ def git_diff(
         paths: Only these files or folders, relative to the project directory.
     """
     revision = [] if ref is None else ["--end-of-options", check_ref(ref)]
+    cached = ["--cached"] if _flag(staged, "staged") else []
     with open_repo(project_dir, context, repo, read_only=True) as git:
         specs = git.pathspecs(paths)
-        cached = ["--cached"] if staged else []
         done = git.run("diff", *_DIFF, "--stat", "--patch", *cached, *revision, "--", *specs)
     return _text(done.stdout, done.stdout_omitted)
 
@@ -218,12 +231,40 @@ def _commit_enabled(context: object) -> None:
     )
 
 
+def _flag(value: object, name: str) -> bool:
+    """A true/false argument, never coerced (the text "false" is not true)."""
+    if not isinstance(value, bool):
+        raise ToolFailed(f"{name} must be true or false, got {value!r}", kind="invalid_arguments")
+    return value
+
+
 def _nothing_to_commit(rel: str) -> ToolFailed:
     return ToolFailed(
         f"nothing to commit in the repository at {rel!r}: no change is staged; pass the changed "
         "files in paths (git_status lists them), or all=true to commit every tracked change",
         kind="nothing_to_commit",
     )
+
+
+def _refuse_submodules(git: Repo, specs: list[str]) -> None:
+    """Refuse to stage a submodule: ``git add`` checks a submodule it stages by running ``git
+    status`` inside it, with the submodule's own config (never vetted) and whatever programs
+    that names, and no option turns the check off."""
+    done = git.run("ls-files", "--stage", "-z", "--", *specs, cap=_LISTING_CAP)
+    if done.truncated:
+        raise ToolFailed(
+            "these paths hold too many tracked files to check before staging; name fewer paths",
+            kind="too_large",
+        )
+    for record in done.raw_stdout.split(b"\0"):
+        if record.startswith(b"160000 "):
+            path = record.split(b"\t", 1)[-1].decode("utf-8", errors="replace")
+            raise ToolFailed(
+                f"paths include the submodule {path!r}, which the git tools do not stage (git "
+                "would run the submodule's own config); leave it out of paths and ask the user "
+                "to commit it",
+                kind="not_permitted",
+            )
 
 
 def git_commit(
@@ -247,11 +288,13 @@ def git_commit(
         repo: A folder of the repository, relative to the project directory.
     """
     _commit_enabled(context)
+    _flag(all, "all")
     if not isinstance(message, str) or not message.strip() or "\0" in message:
         raise ToolFailed("message must be a non-empty text without NUL", kind="invalid_arguments")
     with open_repo(project_dir, context, repo, read_only=False) as git:
         specs = git.pathspecs(paths)
         if specs:
+            _refuse_submodules(git, specs)
             git.run("add", "--", *specs)
         if not all and git.run("diff", "--cached", "--quiet", *_DIFF, ok=(0, 1)).exit_code == 0:
             raise _nothing_to_commit(git.rel)

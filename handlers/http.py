@@ -19,7 +19,8 @@ model's URL, headers and body are untrusted, and so is everything the server ans
   asked for, and are dropped for good once a redirect leaves it.
 * **Answers are bounded**: the body is streamed and cut at ``max_response_bytes`` *decoded* bytes,
   gzip/deflate are inflated here in small steps (a compressed bomb never expands in memory), and
-  the whole call has one deadline (``timeout``).
+  the whole call has one deadline (``timeout``), which also ends a server that sends its head
+  or body a line at a time (:mod:`tooldeck.handlers._httpdeadline` shuts the socket down).
 * **No environment**: ``trust_env=False`` (no proxy variables, no netrc), TLS verification on.
 """
 
@@ -39,6 +40,7 @@ from tooldeck import ToolContext, ToolFailed
 
 from ._httpbody import answer
 from ._httpconfig import Masker, Settings, model_headers
+from ._httpdeadline import Cutoff
 from ._netguard import canonical_host, checked_addresses, first_match, ip_literal
 from ._settings import config_of
 
@@ -137,6 +139,8 @@ def _fetch(
             kind="invalid_arguments",
         ) from None
     except httpx2.HTTPError as exc:
+        if time.monotonic() >= deadline:  # the Cutoff shut the connection at the deadline
+            raise _timeout(settings) from None
         raise ToolFailed(
             masker.text(f"the request to {hop.url.host} failed: {type(exc).__name__}: {exc}"),
             kind="connection_failed",
@@ -214,27 +218,29 @@ def _exchange(
     if hop.url.scheme == "https" and ip_literal(hop.host) is None:
         extensions["sni_hostname"] = hop.host
     failure: httpx2.ConnectError | None = None
-    for address in addresses:
-        client = httpx2.Client(trust_env=False, follow_redirects=False, verify=_tls_verify())
-        request = client.build_request(
-            hop.method,
-            hop.url.copy_with(host=str(address)),
-            headers=headers,
-            content=hop.body,
-            timeout=httpx2.Timeout(_remaining(deadline, settings)),
-            extensions=extensions,
-        )
-        with client:
-            try:
-                response = client.send(request, stream=True)
-            except httpx2.ConnectError as exc:
-                failure = exc
-                continue
-            try:
-                yield response
-            finally:
-                response.close()
-            return
+    with Cutoff(_remaining(deadline, settings)) as cutoff:  # ends even a slow-loris head
+        extensions["trace"] = cutoff.trace
+        for address in addresses:
+            client = httpx2.Client(trust_env=False, follow_redirects=False, verify=_tls_verify())
+            request = client.build_request(
+                hop.method,
+                hop.url.copy_with(host=str(address)),
+                headers=headers,
+                content=hop.body,
+                timeout=httpx2.Timeout(_remaining(deadline, settings)),
+                extensions=extensions,
+            )
+            with client:
+                try:
+                    response = client.send(request, stream=True)
+                except httpx2.ConnectError as exc:
+                    failure = exc
+                    continue
+                try:
+                    yield response
+                finally:
+                    response.close()
+                return
     raise ToolFailed(
         f"could not connect to {hop.host} port {port} ({failure}); the server may be down or "
         "refusing connections",
@@ -279,7 +285,8 @@ def _redirected(hop: _Hop, status: int, location: str, origin: _Origin, settings
         target, host = _check_url(joined, settings)
     except ToolFailed as exc:
         raise ToolFailed(
-            f"the server at {hop.host} redirected to {joined}: {exc.message}", kind=exc.kind
+            f"the server at {hop.host} redirected to {_shown(str(joined))}: {exc.message}",
+            kind=exc.kind,
         ) from None
     method, body, headers = hop.method, hop.body, dict(hop.headers)
     if (status == 303 and method != "HEAD") or (status in (301, 302) and method == "POST"):
@@ -289,6 +296,11 @@ def _redirected(hop: _Hop, status: int, location: str, origin: _Origin, settings
     if not credentials:
         headers = {k: v for k, v in headers.items() if k.lower() not in CREDENTIAL_HEADERS}
     return _Hop(method, target, host, body, headers, credentials)
+
+
+def _shown(url: str, limit: int = 300) -> str:
+    """A URL from the server, cut for a message (a Location header can be tens of kilobytes)."""
+    return url if len(url) <= limit else f"{url[:limit]}... ({len(url):,} characters)"
 
 
 def _same_origin(first: _Origin, then: _Origin) -> bool:
