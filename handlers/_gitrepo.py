@@ -83,6 +83,8 @@ _KEYS = frozenset(
         "core.gitproxy",
         "core.worktree",
         "core.alternaterefscommand",
+        "core.excludesfile",  # files git reads: nothing runs, but they may lie outside
+        "core.attributesfile",
         "diff.external",
         "sequence.editor",
         "uploadpack.packobjectshook",
@@ -96,7 +98,8 @@ _SUFFIXES = ("command", "cmd", "editor", "pager", "hook")
 
 
 def dangerous_key(key: str) -> bool:
-    """Whether a key of a repository's own config can name a program or move the work tree.
+    """Whether a key of a repository's own config can name a program, move the work tree or
+    make git read a file of its choosing (``core.excludesFile``, ``core.attributesFile``).
 
     Git prints section and variable names in lower case (a subsection keeps its case). Beyond
     the keys git is known to run (filters, diff textconv and external commands, merge drivers,

@@ -413,6 +413,8 @@ def test_plain_git_runs_the_program_but_no_tool_does(
         "core.editor",
         "sequence.editor",
         "difftool.evil.cmd",
+        "core.excludesFile",
+        "core.attributesFile",
     ],
 )
 def test_every_key_that_names_a_program_is_refused(project: Path, tmp_path: Path, key: str) -> None:
