@@ -349,6 +349,8 @@ def _plant(project: Path, marker: Path, key: str) -> None:
         "core.editor": touch,
         "sequence.editor": touch,
         "difftool.evil.cmd": touch,
+        "core.excludesFile": str(project.parent / "outside-excludes"),  # read, never run
+        "core.attributesFile": str(project.parent / "outside-attributes"),
     }
     git(project, "config", key, values[key])
     (project / ".gitattributes").write_text("* filter=evil diff=evil\n")
