@@ -324,11 +324,15 @@ def test_export_each_provider(run_line, provider, name_of):
     done = run_line("export", "--provider", provider)
     assert done.exit_code == 0, done.stderr
     definitions = json.loads(done.stdout)
-    assert [name_of(d) for d in definitions] == [
+    assert [name_of(d) for d in definitions] == [  # the bundled read-only tools
         "read_file",
         "list_dir",
         "search_text",
         "file_info",
+        "git_status",
+        "git_diff",
+        "git_log",
+        "git_show",
     ]
 
 
