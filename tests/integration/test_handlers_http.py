@@ -394,7 +394,7 @@ def test_urls_with_credentials_or_other_schemes_are_refused():
     ],
 )
 def test_which_redirects_keep_credentials(then: tuple[str, str, int], same: bool):
-    from tooldeck.handlers.http import _same_origin
+    from tooldeck.handlers._httpfetch import _same_origin
 
     assert _same_origin(("http", "a.test", 80), then) is same
     assert _same_origin(("https", "a.test", 443), ("http", "a.test", 80)) is False  # downgrade

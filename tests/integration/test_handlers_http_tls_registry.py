@@ -21,7 +21,7 @@ from cryptography.x509.oid import NameOID
 
 from tests.packs import ctx
 from tooldeck import ToolRegistry, load_manifests
-from tooldeck.handlers import http as http_mod
+from tooldeck.handlers import _httpfetch as http_mod
 from tooldeck.handlers.http import http_get
 
 from .http_pack_server import FakeDns, LocalServer, cfg, refused
