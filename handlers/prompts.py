@@ -5,8 +5,6 @@ into the prompt itself, through the same tools the model would call (and so unde
 rules: the git tools' confinement and hardening apply unchanged).
 """
 
-from collections.abc import Mapping
-
 from tooldeck import ToolContext, ToolFailed
 
 from .git import git_log
@@ -32,14 +30,12 @@ def explain_history(path: str, context: ToolContext, max_count: str = "10") -> s
     if context.project_dir is None:
         raise ToolFailed("this prompt needs the project directory (--project-dir)")
     log = git_log(max_count=count, path=path, project_dir=context.project_dir, context=context)
-    commits = log.get("commits", []) if isinstance(log, Mapping) else []
+    commits = log["commits"]
     if not commits:
         history = "(no commit has touched it yet)"
     else:
         history = "\n".join(
-            f"- {c.get('hash', '')[:12]} {c.get('date', '')} {c.get('author', '')}: "
-            f"{c.get('subject', '')}"
-            for c in commits
+            f"- {c['hash'][:12]} {c['date']} {c['author']}: {c['subject']}" for c in commits
         )
     return (
         f"Explain how {path} came to be what it is now. Its most recent commits, newest "

@@ -10,32 +10,21 @@ from __future__ import annotations
 import json
 import sys
 import textwrap
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import ROOT
-from tests.integration.openai_server import ScriptedServer, Turn, call, say
+from tests.integration.openai_server import Turn, call, say
+from tests.scripted_model import model, server
+
+__all__ = ["model", "server"]  # fixtures, used by name
 
 MANIFESTS = ROOT / "manifests"
 FILE_TOOLS = ["read_file", "list_dir", "search_text", "file_info"]
 GIT_TOOLS = ["git_status", "git_diff", "git_log", "git_show"]
 PLAIN_TOOLS = FILE_TOOLS + GIT_TOOLS
 """What the bundled manifests offer with no config: the read-only file and git tools."""
-
-
-@pytest.fixture(scope="module")
-def server() -> Iterator[ScriptedServer]:
-    with ScriptedServer() as running:
-        yield running
-
-
-@pytest.fixture
-def model(server: ScriptedServer) -> ScriptedServer:
-    server.script()
-    server.requests.clear()
-    return server
 
 
 @pytest.fixture

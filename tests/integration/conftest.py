@@ -13,20 +13,9 @@ import openai
 import pytest
 
 from tests.integration.openai_server import ScriptedServer
+from tests.scripted_model import model, server
 
-
-@pytest.fixture(scope="module")
-def server() -> Iterator[ScriptedServer]:
-    with ScriptedServer() as running:
-        yield running
-
-
-@pytest.fixture
-def model(server: ScriptedServer) -> ScriptedServer:
-    """The server with an empty script and no requests recorded."""
-    server.script()
-    server.requests.clear()
-    return server
+__all__ = ["model", "server"]  # fixtures, used by name
 
 
 @pytest.fixture

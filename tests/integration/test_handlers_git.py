@@ -7,7 +7,6 @@ first shows that plain git really runs it, then that no git tool does.
 """
 
 import os
-import subprocess
 import sys
 import textwrap
 from pathlib import Path
@@ -15,32 +14,16 @@ from typing import Any
 
 import pytest
 
-from tests.packs import ctx
+from tests.packs import ctx, git, git_identity
 from tooldeck import ToolFailed, ToolRegistry, load_manifests
 from tooldeck.handlers import _gitrepo
 from tooldeck.handlers.git import git_commit, git_diff, git_log, git_show, git_status
 
+__all__ = ["git_identity"]  # an autouse fixture: git runs with the test's own identity
+
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX only")
 
 COMMIT_ON = {"tooldeck": {"git": {"commit": True}}}
-
-
-def git(cwd: Path, *args: str) -> str:
-    done = subprocess.run(
-        ["git", *args], cwd=cwd, capture_output=True, text=True, check=True, timeout=30
-    )
-    return done.stdout
-
-
-@pytest.fixture(autouse=True)
-def git_identity(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    home = tmp_path / "home"
-    home.mkdir()
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(home))
-    for role in ("AUTHOR", "COMMITTER"):
-        monkeypatch.setenv(f"GIT_{role}_NAME", "Test Person")
-        monkeypatch.setenv(f"GIT_{role}_EMAIL", "test@example.com")
 
 
 @pytest.fixture

@@ -259,7 +259,11 @@ def test_file_swapped_for_a_link_out_while_walking(
 
 class Flipper:
     """A thread that keeps swapping ``project/sub`` between a real folder and a symlink to the
-    outside folder (two atomic renames each way) until stopped or 10,000 flips are done."""
+    outside folder (two atomic renames each way) until stopped or 10,000 flips are done.
+
+    A write tool may create ``sub`` while the real folder is away; it is then put back and the
+    flipping goes on (the read tools never create anything).
+    """
 
     def __init__(self, project: Path, outside: Path) -> None:
         self.sub, self.real, self.link = project / "sub", project / ".real", project / ".link"
@@ -270,11 +274,30 @@ class Flipper:
 
     def _run(self) -> None:
         while not self._stop.is_set() and self.flips < 10_000:
-            os.rename(self.sub, self.real)
-            os.rename(self.link, self.sub)
-            os.rename(self.sub, self.link)
-            os.rename(self.real, self.sub)
+            try:
+                os.rename(self.sub, self.real)
+                os.rename(self.link, self.sub)
+                os.rename(self.sub, self.link)
+                os.rename(self.real, self.sub)
+            except OSError:  # a tool created "sub" while it was briefly missing
+                if not self._repair():
+                    return
+                continue
             self.flips += 1
+
+    def _repair(self) -> bool:
+        """Put the real folder back where a tool made a new ``sub`` (inside the project) while
+        the real one was away, so flipping goes on; False if the tool keeps winning."""
+        for _ in range(1000):
+            try:
+                if os.path.lexists(self.real):
+                    if os.path.isdir(self.sub) and not os.path.islink(self.sub):
+                        shutil.rmtree(self.sub, ignore_errors=True)
+                    os.rename(self.real, self.sub)
+                return True
+            except OSError:
+                continue
+        return False
 
     def __enter__(self) -> "Flipper":
         self._thread.start()

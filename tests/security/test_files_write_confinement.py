@@ -10,7 +10,6 @@ sibling folder and fails any test after which it differs.
 from __future__ import annotations
 
 import os
-import shutil
 import stat
 import threading
 import time
@@ -20,6 +19,7 @@ from typing import Any
 
 import pytest
 
+from tests.security.test_file_tools import Flipper
 from tests.write_tools import (
     INSIDE,
     SECRET,
@@ -218,52 +218,6 @@ def test_a_folder_moved_out_while_the_tool_runs_is_not_changed(
     assert failure.kind == "not_permitted"
     assert "moved out of the project directory" in failure.message
     assert snapshot(elsewhere / "sub") == before
-
-
-class Flipper:
-    """A thread swapping ``project/sub`` between a real folder and a link to ``outside``."""
-
-    def __init__(self, project: Path, outside: Path) -> None:
-        self.sub, self.real, self.link = project / "sub", project / ".real", project / ".link"
-        self.link.symlink_to(outside, target_is_directory=True)
-        self.flips = 0
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
-
-    def _run(self) -> None:
-        while not self._stop.is_set() and self.flips < 10_000:
-            try:
-                os.rename(self.sub, self.real)
-                os.rename(self.link, self.sub)
-                os.rename(self.sub, self.link)
-                os.rename(self.real, self.sub)
-            except OSError:  # a tool created "sub" while it was briefly missing
-                if not self._repair():
-                    return
-                continue
-            self.flips += 1
-
-    def _repair(self) -> bool:
-        """Put the real folder back where a tool made a new ``sub`` (inside the project) while
-        the real one was away, so flipping goes on; False if the tool keeps winning."""
-        for _ in range(1000):
-            try:
-                if os.path.lexists(self.real):
-                    if os.path.isdir(self.sub) and not os.path.islink(self.sub):
-                        shutil.rmtree(self.sub, ignore_errors=True)
-                    os.rename(self.real, self.sub)
-                return True
-            except OSError:
-                continue
-        return False
-
-    def __enter__(self) -> Flipper:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self._stop.set()
-        self._thread.join()
 
 
 @pytest.mark.slow

@@ -19,24 +19,14 @@ import pytest
 
 from tests.acceptance.test_cli_chat import MANIFESTS
 from tests.integration.openai_server import Approval, ScriptedServer, Turn, call, say
+from tests.scripted_model import model, server
 from tooldeck import ToolRegistry
 from tooldeck.providers.openai import LoopResult, arun, run
 
+__all__ = ["model", "server"]  # fixtures, used by name
+
 APIS = ["responses", "chat"]
 ASKED = 500
-
-
-@pytest.fixture(scope="module")
-def server() -> Iterator[ScriptedServer]:
-    with ScriptedServer() as running:
-        yield running
-
-
-@pytest.fixture
-def model(server: ScriptedServer) -> ScriptedServer:
-    server.script()
-    server.requests.clear()
-    return server
 
 
 @pytest.fixture

@@ -21,23 +21,18 @@ from typing import Any
 
 import pytest
 
-from tests.packs import ctx
+from tests.packs import ctx, git, git_identity
 from tooldeck import ToolFailed, ToolRegistry, load_manifests
 from tooldeck.handlers.commands import run_command
 from tooldeck.handlers.git import git_commit, git_diff, git_log, git_show, git_status
 from tooldeck.handlers.http import http_get
 
+__all__ = ["git_identity"]  # an autouse fixture: git runs with the test's own identity
+
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX only")
 
 COMMIT_ON = {"tooldeck": {"git": {"commit": True, "timeout": 5}}}
 RUN = ctx({"tooldeck": {"commands": {"allow": ["true"], "timeout": 5}}})
-
-
-def git(cwd: Path, *args: str) -> str:
-    done = subprocess.run(
-        ["git", *args], cwd=cwd, capture_output=True, text=True, check=True, timeout=30
-    )
-    return done.stdout
 
 
 def bounded(call: Callable[[], Any], seconds: float = 10.0) -> Any:
@@ -62,17 +57,6 @@ def refused(call: Callable[[], Any], kind: str) -> ToolFailed:
     assert isinstance(result, ToolFailed), result
     assert result.kind == kind, result.message
     return result
-
-
-@pytest.fixture(autouse=True)
-def git_identity(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    home = tmp_path / "home"
-    home.mkdir()
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(home))
-    for role in ("AUTHOR", "COMMITTER"):
-        monkeypatch.setenv(f"GIT_{role}_NAME", "Test Person")
-        monkeypatch.setenv(f"GIT_{role}_EMAIL", "test@example.com")
 
 
 def make_repo(root: Path) -> Path:
